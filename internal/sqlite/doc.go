@@ -1,0 +1,22 @@
+// Package sqlite opens the state database the one way every part of hermesstate
+// opens it, classifies SQLite failures by error code, and holds the retry policy
+// for write transactions.
+//
+// It exists so that [store] and cmd/migrate cannot drift apart: both open the
+// writer with [OpenWriter] (WAL, foreign keys, busy timeout, synchronous mode, all
+// set per connection in the DSN) and both retry on the same [Retry] policy.
+//
+// # Error classification
+//
+// Failures are classified by SQLite's primary and extended result codes
+// ([Code]), never by message text. [IsBusy] is the only test the retry loop
+// uses; [Classify] maps the codes a caller can act on to the sentinels
+// [ErrBusy], [ErrNotDatabase], [ErrReadOnly] and [ErrCantOpen].
+//
+// # Files
+//
+// Nothing here opens the database file, its -wal or its -shm with the os
+// package: closing any descriptor on the database inside a process that holds
+// SQLite locks on it silently drops those locks (sqlite.org/howtocorrupt §2.2).
+// Files are inspected with os.Stat and changed with os.Chmod, by path.
+package sqlite

@@ -1,0 +1,84 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+var (
+	// ErrBusy reports that the database stayed locked by another connection for
+	// the whole retry budget (SQLITE_BUSY or SQLITE_LOCKED on every attempt).
+	ErrBusy = errors.New("database is locked by another connection")
+
+	// ErrNotDatabase reports a file that is not a SQLite database (SQLITE_NOTADB),
+	// or is encrypted, or whose header is damaged.
+	ErrNotDatabase = errors.New("file is not a SQLite database")
+
+	// ErrReadOnly reports a write refused because the file, its directory or the
+	// connection is read-only (SQLITE_READONLY).
+	ErrReadOnly = errors.New("database is read-only")
+
+	// ErrCantOpen reports a path SQLite cannot open (SQLITE_CANTOPEN): a missing
+	// directory, a directory in place of the file, or missing permissions.
+	ErrCantOpen = errors.New("unable to open database file")
+
+	// ErrNoFTS5 reports a build of the SQLite library without FTS5 or without the
+	// trigram tokenizer; the state database needs both. With the bundled library
+	// this means the program was built without the sqlite_fts5 build tag.
+	ErrNoFTS5 = errors.New("SQLite was built without FTS5 (build with: go build -tags sqlite_fts5)")
+
+	// ErrSQLiteVersion reports a SQLite library older than this package supports
+	// (see [CheckLibrary]).
+	ErrSQLiteVersion = errors.New("unsupported SQLite version")
+
+	// ErrNotWAL reports a database that could not be switched to WAL mode, for
+	// example on a filesystem without shared memory support.
+	ErrNotWAL = errors.New("database could not be put in WAL mode")
+)
+
+// Code returns the primary and extended SQLite result codes carried by err, and
+// false when err holds no SQLite error.
+func Code(err error) (primary sqlite3.ErrNo, extended sqlite3.ErrNoExtended, ok bool) {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return 0, 0, false
+	}
+	return se.Code, se.ExtendedCode, true
+}
+
+// IsBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED in any of their
+// extended forms (BUSY_SNAPSHOT, BUSY_RECOVERY, LOCKED_SHAREDCACHE, …): the
+// failures that another connection's lock causes and that a retry can cure.
+func IsBusy(err error) bool {
+	code, _, ok := Code(err)
+	return ok && (code == sqlite3.ErrBusy || code == sqlite3.ErrLocked)
+}
+
+// Classify wraps err with the sentinel its SQLite code maps to, so callers can
+// test it with errors.Is and still read the driver's message. Errors without a
+// mapped code are returned unchanged; nil stays nil.
+func Classify(err error) error {
+	code, _, ok := Code(err)
+	if !ok {
+		return err
+	}
+	var sentinel error
+	switch code {
+	case sqlite3.ErrBusy, sqlite3.ErrLocked:
+		sentinel = ErrBusy
+	case sqlite3.ErrNotADB:
+		sentinel = ErrNotDatabase
+	case sqlite3.ErrReadonly:
+		sentinel = ErrReadOnly
+	case sqlite3.ErrCantOpen:
+		sentinel = ErrCantOpen
+	default:
+		return err
+	}
+	if errors.Is(err, sentinel) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", sentinel, err)
+}

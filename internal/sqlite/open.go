@@ -1,0 +1,300 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	// The driver. FTS5 is compiled in only with the sqlite_fts5 build tag;
+	// CheckLibrary reports a build without it.
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// DefaultBusyTimeout is the original's connection timeout (sqlite3.connect
+// timeout=1.0, read back as PRAGMA busy_timeout = 1000). It is kept short on
+// purpose: waiting longer inside SQLite's deterministic busy handler makes
+// competing writers collide in lockstep; [Retry] waits with jitter instead.
+const DefaultBusyTimeout = time.Second
+
+// Synchronous is the durability level of the writer connection
+// (PRAGMA synchronous).
+type Synchronous int
+
+const (
+	// SynchronousFull syncs the WAL on every commit: a committed transaction
+	// survives power loss. It is the zero value and the original's level
+	// (it sets no pragma and SQLite's default is FULL).
+	SynchronousFull Synchronous = iota
+	// SynchronousNormal syncs only at checkpoints: a commit survives a crash of
+	// the process but the last transactions may be lost on power loss. Faster
+	// by the cost of one fsync per commit.
+	SynchronousNormal
+)
+
+// String returns the pragma value, "FULL" or "NORMAL".
+func (s Synchronous) String() string {
+	if s == SynchronousNormal {
+		return "NORMAL"
+	}
+	return "FULL"
+}
+
+// Config is how connections to the state database are set up. The zero value
+// is the original's setup.
+type Config struct {
+	// BusyTimeout is how long one statement waits for a lock inside SQLite
+	// before failing with SQLITE_BUSY. Zero means [DefaultBusyTimeout].
+	BusyTimeout time.Duration
+	// Synchronous is the writer's durability level.
+	Synchronous Synchronous
+	// Retry is applied to establishing the writer connection, which may need
+	// the write lock to switch a new file to WAL.
+	Retry Retry
+}
+
+func (c Config) busyMillis() string {
+	d := c.BusyTimeout
+	if d <= 0 {
+		d = DefaultBusyTimeout
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10)
+}
+
+// fileURI returns path as an absolute SQLite file: URI. Characters SQLite would
+// read as URI syntax (?, #, %) are percent-encoded.
+func fileURI(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return u.String(), nil
+}
+
+// writerDSN is the writer connection's setup, applied by the driver to every
+// connection it opens (not an Exec on one pooled connection):
+//
+//   - _txlock=immediate: every transaction is BEGIN IMMEDIATE, so a writer
+//     takes the write lock at BEGIN, where SQLite's busy handler and our retry
+//     apply; a DEFERRED read→write upgrade would fail with SQLITE_BUSY_SNAPSHOT
+//     without waiting.
+//   - _journal_mode=WAL: readers run beside the writer. On a file already in
+//     WAL the pragma changes nothing and touches no file.
+//   - _foreign_keys=1: parent sessions and message sessions must exist; SQLite
+//     defaults to off per connection.
+//   - _busy_timeout: see [DefaultBusyTimeout].
+//   - _synchronous: mattn/go-sqlite3 sets NORMAL on every connection unless
+//     told otherwise, silently weaker than the original's FULL.
+func writerDSN(uri string, c Config) string {
+	v := url.Values{}
+	v.Set("_txlock", "immediate")
+	v.Set("_journal_mode", "WAL")
+	v.Set("_foreign_keys", "1")
+	v.Set("_busy_timeout", c.busyMillis())
+	v.Set("_synchronous", c.Synchronous.String())
+	return uri + "?" + v.Encode()
+}
+
+// readerDSN is a read-only connection: mode=ro makes SQLite refuse any write,
+// so the pool can never take the write lock; the busy timeout covers the short
+// moments a WAL reader waits (recovery, WAL restart).
+func readerDSN(uri string, c Config) string {
+	v := url.Values{}
+	v.Set("mode", "ro")
+	v.Set("_busy_timeout", c.busyMillis())
+	return uri + "?" + v.Encode()
+}
+
+// OpenWriter opens the single writer connection to the state database at path,
+// creating the parent directories (0700) and the file (0600: it holds
+// conversations) when missing. The returned pool holds at most one connection,
+// kept open for the pool's life, in WAL mode with foreign keys on.
+//
+// It fails with an error matching [ErrNotDatabase], [ErrCantOpen],
+// [ErrReadOnly], [ErrBusy] (the lock needed to switch a new file to WAL stayed
+// taken for the whole retry budget), [ErrNotWAL], [ErrNoFTS5] or
+// [ErrSQLiteVersion].
+func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
+	if err := checkLinkedLibrary(); err != nil {
+		return nil, err
+	}
+	uri, err := fileURI(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	if err := ensureFile(ctx, path, uri); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", writerDSN(uri, c))
+	if err != nil {
+		return nil, err
+	}
+	// One writer connection per store: SQLite admits one writer at a time
+	// anyway, and BEGIN IMMEDIATE/COMMIT must run on the same connection.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := setup(ctx, db, c.Retry, true); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// OpenReader opens a pool of up to maxConns read-only connections to the state
+// database at path, which must exist. It fails like [OpenWriter].
+func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.DB, error) {
+	if err := checkLinkedLibrary(); err != nil {
+		return nil, err
+	}
+	uri, err := fileURI(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", readerDSN(uri, c))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(max(maxConns, 1))
+	db.SetMaxIdleConns(max(maxConns, 1))
+	if err := setup(ctx, db, c.Retry, false); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s read-only: %w", path, err)
+	}
+	return db, nil
+}
+
+// checkLinkedLibrary runs CheckLibrary once per process on an in-memory
+// database, before any file is created or opened: a build without FTS5 must
+// not leave an empty state.db behind.
+var checkLinkedLibrary = sync.OnceValue(func() error {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return CheckLibrary(context.Background(), db)
+})
+
+// setup establishes the first connection (retrying while the file is locked)
+// and checks, for the writer, the journal mode.
+func setup(ctx context.Context, db *sql.DB, r Retry, writer bool) error {
+	if err := r.Do(ctx, db.PingContext); err != nil {
+		return Classify(err)
+	}
+	// Read the header: a file that is not a database fails here, not at the
+	// first real query.
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return Classify(err)
+	}
+	if writer && mode != "wal" {
+		return fmt.Errorf("%w: journal_mode is %q", ErrNotWAL, mode)
+	}
+	return nil
+}
+
+// ensureFile creates a missing database file through SQLite itself (never with
+// an os descriptor, see the package doc) and makes it private to the user
+// before WAL mode creates its -wal and -shm files, which copy its permissions.
+// A file that already exists keeps its permissions.
+func ensureFile(ctx context.Context, path, uri string) error {
+	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	db, err := sql.Open("sqlite3", uri+"?mode=rwc")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// Opening the connection creates the (empty) file.
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("create %s: %w", path, Classify(err))
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return nil
+}
+
+// Queryer is the read side of *sql.DB, *sql.Conn and *sql.Tx.
+type Queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// CheckLibrary verifies that the linked SQLite has what the state database
+// needs: FTS5 ([ErrNoFTS5]), the trigram tokenizer (SQLite ≥ 3.34, also
+// [ErrNoFTS5]) and no WAL-reset bug ([ErrSQLiteVersion]: 3.7.0–3.51.2 could
+// corrupt a WAL database written by several connections; fixed in 3.51.3 and
+// backported to 3.50.7 and 3.44.6). The bundled library (3.54) passes when the
+// program is built with -tags sqlite_fts5.
+func CheckLibrary(ctx context.Context, q Queryer) error {
+	var version string
+	var fts5 bool
+	// sqlite_compileoption_used reads the library's compile-time options; it
+	// has no side effects and needs no table.
+	err := q.QueryRowContext(ctx, "SELECT sqlite_version(), sqlite_compileoption_used('ENABLE_FTS5')").Scan(&version, &fts5)
+	if err != nil {
+		return Classify(err)
+	}
+	v, err := parseVersion(version)
+	if err != nil {
+		return err
+	}
+	if !fts5 {
+		return fmt.Errorf("%w (SQLite %s)", ErrNoFTS5, version)
+	}
+	if v.less(semver{3, 34, 0}) {
+		return fmt.Errorf("%w: SQLite %s has no trigram tokenizer (needs 3.34 or newer)", ErrNoFTS5, version)
+	}
+	if !walResetFixed(v) {
+		return fmt.Errorf("%w: SQLite %s has the WAL-reset corruption bug (fixed in 3.51.3, 3.50.7, 3.44.6); build with the bundled library (no libsqlite3 tag)", ErrSQLiteVersion, version)
+	}
+	return nil
+}
+
+type semver [3]int
+
+func (a semver) less(b semver) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func parseVersion(s string) (semver, error) {
+	var v semver
+	if _, err := fmt.Sscanf(s, "%d.%d.%d", &v[0], &v[1], &v[2]); err != nil {
+		return v, fmt.Errorf("%w: cannot parse SQLite version %q", ErrSQLiteVersion, s)
+	}
+	return v, nil
+}
+
+// walResetFixed reports whether SQLite v carries the fix for the WAL-reset bug
+// (sqlite.org/wal.html#walresetbug): 3.51.3 and later, or the 3.50.7+ and
+// 3.44.6+ backports.
+func walResetFixed(v semver) bool {
+	switch {
+	case !v.less(semver{3, 51, 3}):
+		return true
+	case v[0] == 3 && v[1] == 50:
+		return !v.less(semver{3, 50, 7})
+	case v[0] == 3 && v[1] == 44:
+		return !v.less(semver{3, 44, 6})
+	}
+	return false
+}

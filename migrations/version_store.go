@@ -1,0 +1,283 @@
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/mattn/go-sqlite3"
+	"github.com/pressly/goose/v3/database"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+)
+
+// The version table is Hermes' own: one row, one integer, read by the Python
+// original as SCHEMA_VERSION bookkeeping. goose reads and writes it through
+// versionStore instead of keeping a goose_db_version table, so a file is at
+// exactly one version that both implementations agree on. "No row" is version
+// 0: the original treats such a file as fresh.
+//
+// These statements are hand-written because goose hands the store a
+// database.DBTxConn, which has no PrepareContext and so cannot run sqlc's
+// generated methods.
+const (
+	// The original's DDL, byte for byte, so sqlite_master reads the same.
+	sqlCreateVersionTable = "CREATE TABLE IF NOT EXISTS schema_version (\n    version INTEGER NOT NULL\n)"
+	sqlVersionTableExists = "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version')"
+	// LIMIT 1 and an UPDATE without WHERE: what the original does, so a file
+	// with stray extra rows reads and writes the same in both.
+	sqlGetVersion    = "SELECT version FROM schema_version LIMIT 1"
+	sqlUpdateVersion = "UPDATE schema_version SET version = ?"
+	sqlInsertVersion = "INSERT INTO schema_version (version) VALUES (?)"
+	sqlClearVersion  = "DELETE FROM schema_version"
+)
+
+// The migration session: goose runs every migration of one Up/Down call on one
+// connection between SessionLock and SessionUnlock. SessionLock opens one
+// BEGIN IMMEDIATE transaction, which is the cross-process lock (a second
+// process, or the Python original, waits for it) and makes the version goose
+// reads under it current. Each migration runs inside a savepoint that Insert
+// or Delete (called by goose right after the migration's statements) releases
+// and re-opens; SessionUnlock rolls back to the savepoint, undoing a migration
+// that failed half-way, and commits the completed ones: each migration is
+// applied whole or not at all. goose is configured with WithIsolateDDL so that
+// it never opens a transaction of its own inside ours.
+const (
+	sqlBegin          = "BEGIN IMMEDIATE"
+	sqlSavepoint      = "SAVEPOINT goose_migration"
+	sqlRelease        = "RELEASE goose_migration"
+	sqlRollbackToStep = "ROLLBACK TO goose_migration"
+	sqlCommit         = "COMMIT"
+	sqlRollback       = "ROLLBACK"
+)
+
+// session is what one provider call wants from the lock it takes.
+type session struct {
+	// dryRun rolls everything back at unlock.
+	dryRun bool
+	// prepare runs under the lock before goose reads the version: the
+	// newer-schema check and the adoption of legacy files.
+	prepare func(ctx context.Context, conn *sql.Conn) error
+}
+
+// versionStore is goose's database.Store over schema_version and its
+// lock.SessionLocker. The Migrator sets next before each provider call.
+type versionStore struct {
+	retry sqlite.Retry
+
+	mu     sync.Mutex
+	next   session
+	active *session
+}
+
+var (
+	_ database.StoreExtender = (*versionStore)(nil)
+	_ lock.SessionLocker     = (*versionStore)(nil)
+)
+
+// Tablename returns "schema_version".
+func (s *versionStore) Tablename() string { return "schema_version" }
+
+// CreateVersionTable creates schema_version when missing.
+func (s *versionStore) CreateVersionTable(ctx context.Context, db database.DBTxConn) error {
+	_, err := db.ExecContext(ctx, sqlCreateVersionTable)
+	return err
+}
+
+// TableExists reports whether schema_version exists.
+func (s *versionStore) TableExists(ctx context.Context, db database.DBTxConn) (bool, error) {
+	var exists bool
+	err := db.QueryRowContext(ctx, sqlVersionTableExists).Scan(&exists)
+	return exists, err
+}
+
+// Insert records that migration req.Version was applied: the single row now
+// holds it. Version 0, which goose inserts when it creates the table, is the
+// absence of a row.
+func (s *versionStore) Insert(ctx context.Context, db database.DBTxConn, req database.InsertRequest) error {
+	if req.Version == 0 {
+		return nil
+	}
+	if err := setVersion(ctx, db, req.Version); err != nil {
+		return err
+	}
+	return s.stepDone(ctx, db)
+}
+
+// Delete records that migration version was rolled back: the row holds the
+// version below it, or disappears at 0.
+func (s *versionStore) Delete(ctx context.Context, db database.DBTxConn, version int64) error {
+	if err := setVersion(ctx, db, version-1); err != nil {
+		return err
+	}
+	return s.stepDone(ctx, db)
+}
+
+// GetMigration reports every version from 0 to the current one as applied and
+// any other as database.ErrVersionNotFound. The table keeps no timestamps.
+func (s *versionStore) GetMigration(ctx context.Context, db database.DBTxConn, version int64) (*database.GetMigrationResult, error) {
+	cur, err := readVersion(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if version < 0 || version > cur {
+		return nil, database.ErrVersionNotFound
+	}
+	return &database.GetMigrationResult{IsApplied: true}, nil
+}
+
+// GetLatestVersion returns the version in the row, 0 without one.
+func (s *versionStore) GetLatestVersion(ctx context.Context, db database.DBTxConn) (int64, error) {
+	return readVersion(ctx, db)
+}
+
+// ListMigrations returns versions current…0, newest first: the versions are
+// contiguous, so one number says which are applied.
+func (s *versionStore) ListMigrations(ctx context.Context, db database.DBTxConn) ([]*database.ListMigrationsResult, error) {
+	cur, err := readVersion(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*database.ListMigrationsResult, 0, cur+1)
+	for v := cur; v >= 0; v-- {
+		out = append(out, &database.ListMigrationsResult{Version: v, IsApplied: true})
+	}
+	return out, nil
+}
+
+// SessionLock begins the session's IMMEDIATE transaction, retrying while
+// another connection holds the write lock, runs the session's prepare step and
+// opens the first savepoint.
+func (s *versionStore) SessionLock(ctx context.Context, conn *sql.Conn) error {
+	s.mu.Lock()
+	sess := s.next
+	s.next = session{}
+	s.mu.Unlock()
+
+	err := s.retry.Do(ctx, func(ctx context.Context) error {
+		_, err := conn.ExecContext(ctx, sqlBegin)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("lock database for migration: %w", sqlite.Classify(err))
+	}
+	if sess.prepare != nil {
+		if err := sess.prepare(ctx, conn); err != nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), sqlRollback)
+			return err
+		}
+	}
+	if _, err := conn.ExecContext(ctx, sqlSavepoint); err != nil {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), sqlRollback)
+		return err
+	}
+	s.mu.Lock()
+	s.active = &sess
+	s.mu.Unlock()
+	return nil
+}
+
+// SessionUnlock undoes a migration left half-done, then commits the session
+// (or rolls it all back in a dry run).
+func (s *versionStore) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
+	s.mu.Lock()
+	sess := s.active
+	s.active = nil
+	s.mu.Unlock()
+	if sess == nil {
+		return nil
+	}
+	inTx, err := inTransaction(conn)
+	if err != nil || !inTx {
+		// SQLite already rolled the whole transaction back (after an I/O or
+		// full-disk error): nothing was applied.
+		return err
+	}
+	end := sqlCommit
+	if sess.dryRun {
+		end = sqlRollback
+	}
+	for _, stmt := range []string{sqlRollbackToStep, sqlRelease, end} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			_, _ = conn.ExecContext(ctx, sqlRollback)
+			return fmt.Errorf("end migration session: %w", err)
+		}
+	}
+	return nil
+}
+
+// stepDone makes the migration just recorded permanent within the session by
+// releasing its savepoint and opening the next one. Outside a session (goose
+// creating the version table) there is no savepoint.
+func (s *versionStore) stepDone(ctx context.Context, db database.DBTxConn) error {
+	s.mu.Lock()
+	active := s.active != nil
+	s.mu.Unlock()
+	if !active {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, sqlRelease); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, sqlSavepoint)
+	return err
+}
+
+// inTransaction reports whether conn is inside a transaction, asking SQLite
+// itself (sqlite3_get_autocommit).
+func inTransaction(conn *sql.Conn) (bool, error) {
+	var inTx bool
+	err := conn.Raw(func(dc any) error {
+		c, ok := dc.(*sqlite3.SQLiteConn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		inTx = !c.AutoCommit()
+		return nil
+	})
+	return inTx, err
+}
+
+// ReadVersion returns the database's schema version from schema_version: 0
+// when the table is missing or empty (a new file). It only reads.
+func ReadVersion(ctx context.Context, q database.DBTxConn) (int64, error) {
+	return readVersion(ctx, q)
+}
+
+// readVersion returns the version in schema_version: 0 when the table is
+// missing or empty.
+func readVersion(ctx context.Context, db database.DBTxConn) (int64, error) {
+	var exists bool
+	if err := db.QueryRowContext(ctx, sqlVersionTableExists).Scan(&exists); err != nil {
+		return 0, sqlite.Classify(err)
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int64
+	err := db.QueryRowContext(ctx, sqlGetVersion).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, sqlite.Classify(err)
+}
+
+// setVersion stores v as the single version row; 0 removes the row.
+func setVersion(ctx context.Context, db database.DBTxConn, v int64) error {
+	if v <= 0 {
+		_, err := db.ExecContext(ctx, sqlClearVersion)
+		return err
+	}
+	res, err := db.ExecContext(ctx, sqlUpdateVersion, v)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	_, err = db.ExecContext(ctx, sqlInsertVersion, v)
+	return err
+}

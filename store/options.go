@@ -1,0 +1,91 @@
+package store
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+)
+
+// Synchronous is the writer's durability level; see [SynchronousFull] and
+// [SynchronousNormal].
+type Synchronous = sqlite.Synchronous
+
+const (
+	// SynchronousFull (the default) syncs the WAL on every commit, so a
+	// committed write survives power loss, as in the original.
+	SynchronousFull = sqlite.SynchronousFull
+	// SynchronousNormal syncs at checkpoints only: commits survive a crash of
+	// the process but the last ones may be lost on power loss. It saves one
+	// fsync per write.
+	SynchronousNormal = sqlite.SynchronousNormal
+)
+
+// Defaults, from the original's SessionDB (hermes_state.py).
+const (
+	DefaultBusyTimeout     = sqlite.DefaultBusyTimeout // PRAGMA busy_timeout = 1000
+	DefaultWriteAttempts   = sqlite.DefaultAttempts    // 15 attempts per write
+	DefaultRetryMinDelay   = sqlite.DefaultMinDelay    // 20 ms
+	DefaultRetryMaxDelay   = sqlite.DefaultMaxDelay    // 150 ms
+	DefaultCheckpointEvery = 50                        // PASSIVE checkpoint every 50 writes
+	DefaultReadConnections = 4
+)
+
+// Options configure [Open]. A nil *Options, and every zero field, means the
+// default named on the field.
+type Options struct {
+	// Synchronous is the durability level; zero is SynchronousFull.
+	Synchronous Synchronous
+	// BusyTimeout is how long one statement waits inside SQLite for a lock
+	// before the write helper's retry takes over. Zero: DefaultBusyTimeout.
+	BusyTimeout time.Duration
+	// WriteAttempts is how many times a write transaction runs at most while
+	// the database is locked by another connection. Zero:
+	// DefaultWriteAttempts.
+	WriteAttempts int
+	// RetryMinDelay and RetryMaxDelay bound the random sleep between
+	// attempts. Zero: DefaultRetryMinDelay, DefaultRetryMaxDelay.
+	RetryMinDelay, RetryMaxDelay time.Duration
+	// CheckpointEvery runs a PASSIVE WAL checkpoint after every n-th
+	// successful write of this Store. Zero: DefaultCheckpointEvery; negative
+	// turns it off (SQLite's own autocheckpoint still runs).
+	CheckpointEvery int
+	// ReadConnections bounds the read-only pool. Zero:
+	// DefaultReadConnections.
+	ReadConnections int
+	// SkipMigrations opens the file as it is: no migrations, no reconcile.
+	SkipMigrations bool
+	// Logger receives migration, reconcile and checkpoint events; nil logs
+	// nothing.
+	Logger *slog.Logger
+}
+
+// withDefaults returns o with every zero field replaced by its default.
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.BusyTimeout <= 0 {
+		r.BusyTimeout = DefaultBusyTimeout
+	}
+	if r.WriteAttempts <= 0 {
+		r.WriteAttempts = DefaultWriteAttempts
+	}
+	if r.RetryMinDelay <= 0 {
+		r.RetryMinDelay = DefaultRetryMinDelay
+	}
+	if r.RetryMaxDelay <= 0 {
+		r.RetryMaxDelay = DefaultRetryMaxDelay
+	}
+	if r.CheckpointEvery == 0 {
+		r.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if r.ReadConnections <= 0 {
+		r.ReadConnections = DefaultReadConnections
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
