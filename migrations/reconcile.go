@@ -14,7 +14,7 @@ import (
 
 // sqlFTSBackfill indexes every existing message into a newly created FTS
 // table, with the text the v11 triggers index (see 00011): content, tool name
-// and tool-call JSON joined by spaces, NULLs as ”. %s is the FTS table's name
+// and tool-call JSON joined by spaces, NULLs as empty text. %s is the FTS table's name
 // from our own schema, quoted.
 const sqlFTSBackfill = `INSERT INTO %s(rowid, content) SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') FROM messages`
 
