@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path"
 	"slices"
+	"time"
 )
 
 // adopt runs under the migration lock, before goose reads the version, and
@@ -14,50 +16,58 @@ import (
 // even when its columns are ahead of that number.
 //
 // The original's historical steps each ran only if current_version < N and
-// swallowed "duplicate column" errors, and one of its versions was renumbered
+// swallowed "duplicate column" errors; one of its versions was renumbered
 // (a7d78d3bf inserted a new v7, reasoning_content, and moved the old v7,
-// api_call_count, to v8). So real files say 7 yet already have v8's column,
-// and goose's plain ALTER TABLE for v8 would fail on them.
+// api_call_count, to v8); and its current code adds every declared column on
+// open before it writes the new version, in separate transactions. So real
+// files say 7 yet have v8's column, or say 3 yet have every column up to v9,
+// and goose's plain ALTER TABLE would fail on them.
 //
-// adopt walks the pending migrations upwards from the file's version. While
-// the next one only adds (columns and objects, per the replayed history) and
-// at least one of its columns is already present, the step is completed the
-// way the original's per-column try/except completed it: the missing columns
-// and objects are added and the version is recorded. The walk stops at the
-// first migration that does anything else or none of whose columns exist;
-// goose runs the rest as written. Columns still missing after that (such a
-// file's reasoning_content) are added by [Reconcile] at the end, as in the
-// original.
-func adopt(ctx context.Context, conn *sql.Conn, log *slog.Logger) error {
+// adopt looks at the pending migrations from the file's version up to target
+// that only add (columns and objects, per the replayed history) and stops at
+// the first that does anything else. If the last of them with any of its
+// columns already present is k, migrations version+1…k are completed the way
+// the original completed them, idempotently: missing columns and objects are
+// added, present ones left alone, and version k is recorded. goose then runs
+// k+1… as written. Columns still missing (the wrinkle file's
+// reasoning_content) are added by [Reconcile] at the end, as in the original.
+//
+// It returns one Result (Adopted set) per migration it completed.
+func adopt(ctx context.Context, conn *sql.Conn, target int64, log *slog.Logger) ([]Result, error) {
 	version, err := readVersion(ctx, conn)
-	if err != nil || version < 1 || version >= Latest {
-		return err
+	if err != nil || version < 1 || version >= target {
+		return nil, err
 	}
 	h, err := loadHistory()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for v := version + 1; v <= Latest; v++ {
+	live, err := takeSnapshot(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	last := version
+	for v := version + 1; v <= target; v++ {
 		add, ok := h.additive[v]
-		if !ok || len(add.columns) == 0 {
-			return nil
+		if !ok {
+			break
 		}
-		live, err := takeSnapshot(ctx, conn)
-		if err != nil {
-			return err
-		}
-		var missing []tableColumn
 		for _, tc := range add.columns {
-			if _, ok := live.column(tc.table, tc.col.Name); !ok {
-				missing = append(missing, tc)
+			if _, ok := live.column(tc.table, tc.col.Name); ok {
+				last = v
+				break
 			}
 		}
-		if len(missing) == len(add.columns) {
-			return nil
-		}
+	}
+	var out []Result
+	for v := version + 1; v <= last; v++ {
+		start := time.Now()
+		add := h.additive[v]
 		var stmts []string
-		for _, tc := range missing {
-			stmts = append(stmts, addColumnSQL(tc.table, tc.col))
+		for _, tc := range add.columns {
+			if _, ok := live.column(tc.table, tc.col.Name); !ok {
+				stmts = append(stmts, addColumnSQL(tc.table, tc.col))
+			}
 		}
 		for _, o := range add.objects {
 			if _, ok := live.objects[o.Name]; !ok {
@@ -66,16 +76,17 @@ func adopt(ctx context.Context, conn *sql.Conn, log *slog.Logger) error {
 		}
 		for _, stmt := range stmts {
 			if _, err := conn.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("adopt version %d: %s: %w", v, stmt, err)
+				return nil, fmt.Errorf("adopt version %d: %s: %w", v, stmt, err)
 			}
 		}
 		if err := setVersion(ctx, conn, v); err != nil {
-			return err
+			return nil, err
 		}
-		log.InfoContext(ctx, "adopted migration already present in the file",
+		log.InfoContext(ctx, "adopted migration partly present in the file",
 			slog.Int64("version", v), slog.Int("statements", len(stmts)))
+		out = append(out, Result{Version: v, Name: h.names[v], Direction: "up", Duration: time.Since(start), Adopted: true})
 	}
-	return nil
+	return out, nil
 }
 
 // addColumnSQL is the original's reconcile statement:
@@ -91,4 +102,13 @@ func addColumnSQL(table string, c column) string {
 
 func sortedNames[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// sourceNames maps each migration version to its file name.
+func sourceNames(m *Migrator) map[int64]string {
+	out := map[int64]string{}
+	for _, src := range m.goose.ListSources() {
+		out[src.Version] = path.Base(src.Path)
+	}
+	return out
 }

@@ -7,9 +7,9 @@ var (
 	// written by a later Hermes. It is never migrated, up or down.
 	ErrNewerSchema = errors.New("database schema is newer than this build")
 
-	// ErrNoChange reports a down or redo with no applied migration to roll back,
-	// and an up-to target already reached.
-	ErrNoChange = errors.New("no migration to apply or roll back")
+	// ErrNoChange reports a Down or Redo on a database with no applied
+	// migration to roll back.
+	ErrNoChange = errors.New("no migration to roll back")
 
 	// ErrInvalidVersion reports a target version outside 0…Latest.
 	ErrInvalidVersion = errors.New("invalid target version")

@@ -19,6 +19,8 @@ type history struct {
 	// additive[v] is set when migration v only adds columns to existing
 	// tables and creates new objects.
 	additive map[int64]addition
+	// names[v] is migration v's file name.
+	names map[int64]string
 }
 
 // addition is what an additive migration adds.
@@ -75,7 +77,7 @@ func replay(ctx context.Context) (*history, error) {
 	// The replay starts from an empty database: there is nothing to adopt,
 	// and adoption itself needs this history.
 	m.adoptLegacy = false
-	h := &history{additive: map[int64]addition{}}
+	h := &history{additive: map[int64]addition{}, names: sourceNames(m)}
 	empty, err := takeSnapshot(ctx, db)
 	if err != nil {
 		return nil, err

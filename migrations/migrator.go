@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"path"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,10 @@ type Result struct {
 	Name      string // file name, e.g. "00011_fts_inline_tool_fields.sql"
 	Direction string // "up" or "down"
 	Duration  time.Duration
+	// Adopted marks an add-column migration the file already partly had:
+	// the migrator added only what was missing and recorded the version
+	// (see adopt.go); goose did not run it.
+	Adopted bool
 }
 
 // Status is one migration and whether the database has it.
@@ -115,24 +121,42 @@ func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Status
-	for _, src := range m.goose.ListSources() {
-		out = append(out, Status{Version: src.Version, Name: path.Base(src.Path), Applied: src.Version <= cur})
+	return Statuses(cur)
+}
+
+// Statuses lists every embedded migration, oldest first, marking those at or
+// below version as applied: the status of a database at that version, for
+// callers that have no database open (a file that does not exist yet is at
+// version 0).
+func Statuses(version int64) ([]Status, error) {
+	names, err := Names()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Status, 0, len(names))
+	for _, name := range names {
+		prefix, _, _ := strings.Cut(name, "_")
+		v, err := strconv.ParseInt(prefix, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("migrations: bad file name %q", name)
+		}
+		out = append(out, Status{Version: v, Name: name, Applied: v <= version})
 	}
 	return out, nil
 }
 
 // Up applies every pending migration. A file the Python original left at
-// version N gets N+1…Latest; see [Migrator] and adopt.go for files whose
-// columns run ahead of their version. It returns the migrations applied (none
-// when the file is current) or an error matching [ErrNewerSchema],
-// sqlite.ErrBusy, or the failing migration's error; migrations completed
-// before a failure stay applied.
+// version N gets N+1…Latest; see adopt.go for files whose columns run ahead
+// of their version. It returns the migrations applied, in order (none when
+// the file is current), and an error matching [ErrNewerSchema],
+// sqlite.ErrBusy, or the failing migration's error. Migrations completed
+// before a failure stay applied and are returned with the error.
 func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 	return m.UpTo(ctx, Latest)
 }
 
-// UpTo applies the pending migrations up to and including version.
+// UpTo applies the pending migrations up to and including version; a file
+// already at or above it is left alone (no results, no error).
 func (m *Migrator) UpTo(ctx context.Context, version int64) ([]Result, error) {
 	if version < 1 || version > Latest {
 		return nil, fmt.Errorf("%w: %d (want 1…%d)", ErrInvalidVersion, version, Latest)
@@ -142,14 +166,18 @@ func (m *Migrator) UpTo(ctx context.Context, version int64) ([]Result, error) {
 	if err := m.refuseNewer(ctx, m.db); err != nil {
 		return nil, err
 	}
+	var adopted []Result
 	m.arm(func(ctx context.Context, conn *sql.Conn) error {
+		adopted = nil
 		if err := m.refuseNewer(ctx, conn); err != nil || !m.adoptLegacy {
 			return err
 		}
-		return adopt(ctx, conn, m.log)
+		var err error
+		adopted, err = adopt(ctx, conn, version, m.log)
+		return err
 	})
 	res, err := m.goose.UpTo(ctx, version)
-	return results(res), m.wrap("up", err)
+	return append(adopted, results(res, err)...), m.wrap("up", err)
 }
 
 // Down rolls back the latest applied migration. It returns [ErrNoChange] at
@@ -187,7 +215,7 @@ func (m *Migrator) downTo(ctx context.Context, version int64) ([]Result, error) 
 	}
 	m.arm(func(ctx context.Context, conn *sql.Conn) error { return m.refuseNewer(ctx, conn) })
 	res, err := m.goose.DownTo(ctx, version)
-	return results(res), m.wrap("down", err)
+	return results(res, err), m.wrap("down", err)
 }
 
 // Redo rolls back the latest applied migration and applies it again, in two
@@ -251,7 +279,13 @@ func (m *Migrator) wrap(op string, err error) error {
 	return fmt.Errorf("migrate %s: %w", op, sqlite.Classify(err))
 }
 
-func results(in []*goose.MigrationResult) []Result {
+// results converts goose's results; after a failure they are the
+// migrations completed before it (goose's PartialError.Applied).
+func results(in []*goose.MigrationResult, err error) []Result {
+	var partial *goose.PartialError
+	if errors.As(err, &partial) {
+		in = partial.Applied
+	}
 	out := make([]Result, 0, len(in))
 	for _, r := range in {
 		out = append(out, Result{

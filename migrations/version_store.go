@@ -87,11 +87,12 @@ func (s *versionStore) CreateVersionTable(ctx context.Context, db database.DBTxC
 	return err
 }
 
-// TableExists reports whether schema_version exists.
-func (s *versionStore) TableExists(ctx context.Context, db database.DBTxConn) (bool, error) {
-	var exists bool
-	err := db.QueryRowContext(ctx, sqlVersionTableExists).Scan(&exists)
-	return exists, err
+// TableExists reports true: goose must not create the table on its own,
+// outside the session transaction (a dry run would leave it behind). The
+// session lock creates it inside its transaction, and every read treats a
+// missing table as version 0.
+func (s *versionStore) TableExists(context.Context, database.DBTxConn) (bool, error) {
+	return true, nil
 }
 
 // Insert records that migration req.Version was applied: the single row now
@@ -149,8 +150,8 @@ func (s *versionStore) ListMigrations(ctx context.Context, db database.DBTxConn)
 }
 
 // SessionLock begins the session's IMMEDIATE transaction, retrying while
-// another connection holds the write lock, runs the session's prepare step and
-// opens the first savepoint.
+// another connection holds the write lock, creates schema_version if missing,
+// runs the session's prepare step and opens the first savepoint.
 func (s *versionStore) SessionLock(ctx context.Context, conn *sql.Conn) error {
 	s.mu.Lock()
 	sess := s.next
@@ -163,6 +164,10 @@ func (s *versionStore) SessionLock(ctx context.Context, conn *sql.Conn) error {
 	})
 	if err != nil {
 		return fmt.Errorf("lock database for migration: %w", sqlite.Classify(err))
+	}
+	if _, err := conn.ExecContext(ctx, sqlCreateVersionTable); err != nil {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), sqlRollback)
+		return err
 	}
 	if sess.prepare != nil {
 		if err := sess.prepare(ctx, conn); err != nil {

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
@@ -108,9 +110,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, usageError{fmt.Sprintf("%s takes no arguments, got %q", o.command, strings.Join(positional[1:], " "))}
 	}
 	if spec.takesN {
+		lowest := int64(0) // down-to 0 rolls everything back
+		if o.command == "up-to" {
+			lowest = 1
+		}
 		n, err := strconv.ParseInt(positional[1], 10, 64)
-		if err != nil || n < 0 || n > migrations.Latest {
-			return o, usageError{fmt.Sprintf("%s: version must be a number from 0 to %d, got %q", o.command, migrations.Latest, positional[1])}
+		if err != nil || n < lowest || n > migrations.Latest {
+			return o, usageError{fmt.Sprintf("%s: version must be a number from %d to %d, got %q", o.command, lowest, migrations.Latest, positional[1])}
 		}
 		o.target = n
 	}
@@ -130,6 +136,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if o.path, err = store.DefaultPath(); err != nil {
 			return err
 		}
+	}
+	if o.command == "status" || o.command == "version" {
+		return report(ctx, o, stdout)
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if o.verbose {
@@ -157,24 +166,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // preflight inspects an existing file through a read-only connection before
 // anything opens it for writing: a file that is not a database, a build
-// without FTS5, or (for commands that migrate) a newer schema is refused with
-// the file left byte for byte as it was.
+// without FTS5, or a newer schema is refused with the file left byte for byte
+// as it was.
 func preflight(ctx context.Context, o options) error {
-	if _, err := os.Stat(o.path); err != nil {
-		return nil // new file (or an error OpenWriter will report)
-	}
-	r, err := sqlite.OpenReader(ctx, o.path, sqlite.Config{Retry: sqlite.DefaultRetry()}, 1)
-	if err != nil {
+	v, exists, err := readOnlyVersion(ctx, o.path)
+	if err != nil || !exists {
 		return err
 	}
-	defer r.Close()
-	v, err := migrations.ReadVersion(ctx, r)
-	if err != nil {
-		return err
-	}
-	if v > migrations.Latest && o.command != "status" && o.command != "version" {
+	if v > migrations.Latest {
 		return fmt.Errorf("%s: %w: the database is at schema version %d and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
 			o.path, migrations.ErrNewerSchema, v, migrations.Latest)
+	}
+	return nil
+}
+
+// readOnlyVersion reads the schema version of the file at path through a
+// read-only connection. A file that does not exist is at version 0 and is not
+// created.
+func readOnlyVersion(ctx context.Context, path string) (v int64, exists bool, err error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	r, err := sqlite.OpenReader(ctx, path, sqlite.Config{Retry: sqlite.DefaultRetry()}, 1)
+	if err != nil {
+		return 0, true, err
+	}
+	defer r.Close()
+	v, err = migrations.ReadVersion(ctx, r)
+	return v, true, err
+}
+
+// report serves status and version without ever writing: read-only, and a
+// missing file is reported at version 0, not created.
+func report(ctx context.Context, o options, stdout io.Writer) error {
+	v, exists, err := readOnlyVersion(ctx, o.path)
+	if err != nil {
+		return err
+	}
+	if o.command == "version" {
+		fmt.Fprintln(stdout, v)
+		return nil
+	}
+	st, err := migrations.Statuses(v)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tSTATE\tMIGRATION")
+	for _, s := range st {
+		state := "pending"
+		if s.Applied {
+			state = "applied"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Version, state, s.Name)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case !exists:
+		fmt.Fprintf(stdout, "schema version 0: %s does not exist yet\n", o.path)
+	case v > migrations.Latest:
+		fmt.Fprintf(stdout, "schema version %d: newer than this build (%d), written by a later Hermes\n", v, migrations.Latest)
+	default:
+		fmt.Fprintf(stdout, "schema version %d\n", v)
 	}
 	return nil
 }
@@ -186,21 +241,9 @@ func execute(ctx context.Context, m *migrations.Migrator, o options, stdout io.W
 		err error
 	)
 	switch o.command {
-	case "status":
-		return printStatus(ctx, m, stdout)
-	case "version":
-		v, err := m.Version(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, v)
-		return nil
 	case "up":
 		res, err = m.Up(ctx)
 	case "up-to":
-		if o.target == 0 {
-			return usageError{"up-to needs a version from 1 to " + strconv.FormatInt(migrations.Latest, 10)}
-		}
 		res, err = m.UpTo(ctx, o.target)
 	case "down":
 		var r migrations.Result
@@ -245,49 +288,23 @@ func execute(ctx context.Context, m *migrations.Migrator, o options, stdout io.W
 	return nil
 }
 
+// printResults prints one line per migration: applied, adopted (an
+// add-column migration the file already partly had: only the missing part was
+// added) or rolled back, with "would" in a dry run.
 func printResults(w io.Writer, res []migrations.Result, dryRun bool) {
 	for _, r := range res {
-		verb := "applied    "
-		if r.Direction == "down" {
+		verb := "applied"
+		switch {
+		case r.Adopted:
+			verb = "adopted"
+		case r.Direction == "down":
 			verb = "rolled back"
 		}
 		if dryRun {
-			verb = "would apply"
-			if r.Direction == "down" {
-				verb = "would roll back"
-			}
+			verb = "would " + map[string]string{"applied": "apply", "adopted": "adopt", "rolled back": "roll back"}[verb]
 		}
-		fmt.Fprintf(w, "%s  %s  (%s)\n", verb, r.Name, r.Duration.Round(10_000))
+		fmt.Fprintf(w, "%-11s  %s  (%s)\n", verb, r.Name, r.Duration.Round(10*time.Microsecond))
 	}
-}
-
-func printStatus(ctx context.Context, m *migrations.Migrator, stdout io.Writer) error {
-	st, err := m.Status(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := m.Version(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tSTATE\tMIGRATION")
-	for _, s := range st {
-		state := "pending"
-		if s.Applied {
-			state = "applied"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Version, state, s.Name)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if v > migrations.Latest {
-		fmt.Fprintf(stdout, "schema version %d: newer than this build (%d), written by a later Hermes\n", v, migrations.Latest)
-		return nil
-	}
-	fmt.Fprintf(stdout, "schema version %d\n", v)
-	return nil
 }
 
 // oneLine flattens an error message to one line.

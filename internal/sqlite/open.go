@@ -126,6 +126,9 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := checkLinkedLibrary(); err != nil {
 		return nil, err
 	}
+	if err := notADirectory(path); err != nil {
+		return nil, err
+	}
 	uri, err := fileURI(path)
 	if err != nil {
 		return nil, err
@@ -157,6 +160,9 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 // database at path, which must exist. It fails like [OpenWriter].
 func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.DB, error) {
 	if err := checkLinkedLibrary(); err != nil {
+		return nil, err
+	}
+	if err := notADirectory(path); err != nil {
 		return nil, err
 	}
 	uri, err := fileURI(path)
@@ -202,6 +208,16 @@ func setup(ctx context.Context, db *sql.DB, r Retry, writer bool) error {
 	}
 	if writer && mode != "wal" {
 		return fmt.Errorf("%w: journal_mode is %q", ErrNotWAL, mode)
+	}
+	return nil
+}
+
+// notADirectory reports a directory at path as ErrCantOpen. SQLite opens a
+// directory read-only without complaint and only fails at the first read,
+// with a misleading disk I/O error.
+func notADirectory(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("open %s: %w: it is a directory", path, ErrCantOpen)
 	}
 	return nil
 }
