@@ -1,0 +1,560 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+	"github.com/hermesstate/hermesstate/migrations"
+)
+
+// usageLine is the second line of every usage error.
+const usageLine = "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help)"
+
+// TestSmoke is the CI smoke run: up, status, down, up on a new file, then a
+// look at the file itself.
+func TestSmoke(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.db")
+
+	runs := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"Up", []string{"up"}, text(steps(applied, 1, 11), "schema version 11")},
+		{"Status", []string{"status"}, statusText(11, "")},
+		{"Down", []string{"down"}, text(steps(rolledBack, 11, 11), "schema version 10")},
+		{"UpAgain", []string{"up"}, text(steps(applied, 11, 11), "schema version 11")},
+		{"UpCurrent", []string{"up"}, text("schema version 11 (no change)")},
+	}
+	for _, s := range runs {
+		got := mustMigrate(t, append([]string{"-db", path}, s.args...)...)
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Fatalf("%s: migrate %s output (-want +got):\n%s", s.name, strings.Join(s.args, " "), diff)
+		}
+	}
+
+	db := openDB(t, path, "mode=ro")
+	if got := dbtest.Value[string](t, db, "PRAGMA journal_mode"); got != "wal" {
+		t.Errorf("journal_mode = %q, want wal", got)
+	}
+	if diff := cmp.Diff([]int64{11}, dbtest.Values[int64](t, db, "SELECT version FROM schema_version")); diff != "" {
+		t.Errorf("schema_version rows (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(freshObjects, objectNames(schemaObjects(t, db))); diff != "" {
+		t.Errorf("sqlite_master (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultPath runs up without -db: the file goes to $HERMES_HOME/state.db,
+// else ~/.hermes/state.db, private to the user.
+func TestDefaultPath(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		// env returns the variables to set (HERMES_HOME and HOME are unset
+		// otherwise), the database migrate must create, and a path it must
+		// not create.
+		env func(tmp string) (env []string, want, notWant string)
+	}{
+		{"HermesHome", func(tmp string) ([]string, string, string) {
+			return []string{"HERMES_HOME=  " + filepath.Join(tmp, "home") + "  ", "HOME=" + filepath.Join(tmp, "h")},
+				filepath.Join(tmp, "home", "state.db"), filepath.Join(tmp, "h")
+		}},
+		{"Home", func(tmp string) ([]string, string, string) {
+			return []string{"HOME=" + filepath.Join(tmp, "h")},
+				filepath.Join(tmp, "h", ".hermes", "state.db"), filepath.Join(tmp, "home")
+		}},
+		{"BlankHermesHome", func(tmp string) ([]string, string, string) {
+			return []string{"HERMES_HOME= \t ", "HOME=" + filepath.Join(tmp, "h")},
+				filepath.Join(tmp, "h", ".hermes", "state.db"), filepath.Join(tmp, "home")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			extra, want, notWant := tt.env(tmp)
+			env := envWithout([]string{"HERMES_HOME", "HOME", "USERPROFILE"}, extra...)
+
+			r := runBin(t, 30*time.Second, env, migrateBin, "up")
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("migrate up: exit %d\nstderr:\n%s", r.code, r.stderr)
+			}
+			if diff := cmp.Diff(text(steps(applied, 1, 11), "schema version 11"), normalize(r.stdout)); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			if _, err := os.Stat(notWant); err == nil {
+				t.Errorf("%s was created", notWant)
+			}
+			if diff := cmp.Diff([]int64{11}, schemaVersion(t, want)); diff != "" {
+				t.Errorf("schema_version of %s (-want +got):\n%s", want, diff)
+			}
+			if runtime.GOOS == "windows" {
+				return
+			}
+			for path, mode := range map[string]fs.FileMode{want: 0o600, filepath.Dir(want): 0o700} {
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := fi.Mode().Perm(); got != mode {
+					t.Errorf("mode of %s = %v, want %v", path, got, mode)
+				}
+			}
+		})
+	}
+}
+
+// TestVersionTargetsAndDryRun walks a file up and down with up-to, down-to,
+// redo and dry runs, checking the output and the version in the file.
+func TestVersionTargetsAndDryRun(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db := func(args ...string) []string { return append([]string{"-db", path}, args...) }
+	dryRunUp := text(steps(wouldApply, 5, 11), "dry run: nothing was written; schema version 4")
+
+	for _, s := range []struct {
+		name string
+		args []string
+		want string
+		// file is the version the file must be at afterwards.
+		file int64
+	}{
+		{"UpTo4", db("up-to", "4"), text(steps(applied, 1, 4), "schema version 4"), 4},
+		{"Version", db("version"), "4\n", 4},
+		{"VersionFlagAfterCommand", []string{"version", "-db", path}, "4\n", 4},
+		{"Status", db("status"), statusText(4, ""), 4},
+		{"UpDryRun", db("up", "-dry-run"), dryRunUp, 4},
+		{"UpDoubleDashDryRun", db("up", "--dry-run"), dryRunUp, 4},
+		{"DryRunBeforeCommand", db("-dry-run", "up"), dryRunUp, 4},
+		{"UpToDryRun", db("up-to", "6", "-dry-run"), text(steps(wouldApply, 5, 6), "dry run: nothing was written; schema version 4"), 4},
+		{"DownTo2", db("down-to", "2"), text(steps(rolledBack, 4, 3), "schema version 2"), 2},
+		{"Redo", db("redo"), text(steps(rolledBack, 2, 2), steps(applied, 2, 2), "schema version 2"), 2},
+		{"DownDryRun", db("down", "-dry-run"), text(steps(wouldRollBack, 2, 2), "dry run: nothing was written; schema version 2"), 2},
+		{"DownTo0", db("down-to", "0"), text(steps(rolledBack, 2, 1), "schema version 0"), 0},
+		{"DownAt0", db("down"), text("nothing to roll back", "schema version 0 (no change)"), 0},
+		{"RedoAt0", db("redo"), text("nothing to roll back", "schema version 0 (no change)"), 0},
+		{"UpFrom0", db("up"), text(steps(applied, 1, 11), "schema version 11"), 11},
+		{"UpToReached", db("up-to", "5"), text("schema version 11 (no change)"), 11},
+	} {
+		dryRun := strings.Contains(strings.Join(s.args, " "), "-dry-run")
+		var before []schemaObject
+		if dryRun {
+			before = objectsOf(t, path)
+		}
+		got := mustMigrate(t, s.args...)
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Fatalf("%s: migrate %s output (-want +got):\n%s", s.name, strings.Join(s.args, " "), diff)
+		}
+		want := []int64{s.file}
+		if s.file == 0 {
+			want = []int64{} // version 0 is no row
+		}
+		if diff := cmp.Diff(want, schemaVersion(t, path)); diff != "" {
+			t.Fatalf("%s: schema_version rows in the file (-want +got):\n%s", s.name, diff)
+		}
+		if dryRun {
+			if diff := cmp.Diff(before, objectsOf(t, path)); diff != "" {
+				t.Fatalf("%s: a dry run changed sqlite_master (-before +after):\n%s", s.name, diff)
+			}
+		}
+	}
+}
+
+// TestUsageErrors checks that command-line mistakes exit 2 with the message
+// and the usage line on standard error, before any file is created.
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"NoCommand", nil, "no command given"},
+		{"UnknownCommand", []string{"frob"}, `unknown command "frob"`},
+		{"UpToWithoutN", []string{"up-to"}, "up-to needs one version number"},
+		{"DownToTooHigh", []string{"down-to", "99"}, `down-to: version must be a number from 0 to 11, got "99"`},
+		{"UpToNotANumber", []string{"up-to", "four"}, `up-to: version must be a number from 1 to 11, got "four"`},
+		{"UpExtraArgument", []string{"up", "now"}, `up takes no arguments, got "now"`},
+		{"StatusDryRun", []string{"status", "-dry-run"}, "-dry-run applies to up, up-to, down and down-to, not status"},
+		{"RedoDryRun", []string{"redo", "-dry-run"}, "-dry-run applies to up, up-to, down and down-to, not redo"},
+		{"VersionDryRun", []string{"-dry-run", "version"}, "-dry-run applies to up, up-to, down and down-to, not version"},
+		// up-to accepts 1…11 only; 0 must be refused like any other bad
+		// number, before the database is opened (and created).
+		{"UpToZero", []string{"up-to", "0"}, `up-to: version must be a number from 1 to 11, got "0"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := migrate(t, append([]string{"-db", filepath.Join(dir, "state.db")}, tt.args...)...)
+			if r.code != 2 {
+				t.Errorf("exit status %d, want 2", r.code)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q, want nothing", r.stdout)
+			}
+			if diff := cmp.Diff("migrate: "+tt.msg+"\n"+usageLine+"\n", r.stderr); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+				t.Errorf("files created (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("UnknownFlag", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		r := migrate(t, "-db", filepath.Join(dir, "state.db"), "up", "-force")
+		if r.code != 2 {
+			t.Errorf("exit status %d, want 2", r.code)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if diff := cmp.Diff([]string{"migrate: flag provided but not defined: -force", usageLine}, lines[max(len(lines)-2, 0):]); diff != "" {
+			t.Errorf("last lines of stderr (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("Help", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		r := migrate(t, "-db", filepath.Join(dir, "state.db"), "-h")
+		if r.code != 0 {
+			t.Errorf("exit status %d, want 0", r.code)
+		}
+		if !strings.HasPrefix(r.stdout+r.stderr, "usage: migrate [-db PATH] [-dry-run] [-v] COMMAND [N]\n") {
+			t.Errorf("help does not start with the usage line:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		}
+		for _, cmd := range []string{"up", "up-to N", "down", "down-to N", "redo", "status", "version", "-db", "-dry-run"} {
+			if !strings.Contains(r.stdout+r.stderr, "  "+cmd) {
+				t.Errorf("help does not mention %q", cmd)
+			}
+		}
+		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestFailures checks that a file migrate cannot use makes it exit 1 with one
+// line on standard error, leaving the file as it was.
+func TestFailures(t *testing.T) {
+	t.Parallel()
+
+	t.Run("NotADatabase", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.db")
+		if err := os.WriteFile(path, []byte("these are notes, not a database\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := fileHash(t, path)
+		line := failureLine(t, migrate(t, "-db", path, "up"), 1)
+		for _, want := range []string{path, sqlite.ErrNotDatabase.Error()} {
+			if !strings.Contains(line, want) {
+				t.Errorf("message %q does not contain %q", line, want)
+			}
+		}
+		if fileHash(t, path) != before {
+			t.Error("the file was changed")
+		}
+		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("Directory", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.db")
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		line := failureLine(t, migrate(t, "-db", path, "up"), 1)
+		// internal/sqlite documents ErrCantOpen for "a directory in place of
+		// the file"; store.Open reports it so.
+		for _, want := range []string{path, sqlite.ErrCantOpen.Error()} {
+			if !strings.Contains(line, want) {
+				t.Errorf("message %q does not contain %q", line, want)
+			}
+		}
+		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{}, dirEntries(t, path)); diff != "" {
+			t.Errorf("files created in the directory named like the database (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("NoFTS5", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "hermes", "state.db")
+		r := runBin(t, 30*time.Second, nil, migrateNoFTSBin, "-db", path, "up")
+		line := failureLine(t, r, 1)
+		for _, want := range []string{"-tags sqlite_fts5", sqlite.ErrNoFTS5.Error()} {
+			if !strings.Contains(line, want) {
+				t.Errorf("message %q does not contain %q", line, want)
+			}
+		}
+		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("NoFTS5ExistingFile", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.db")
+		mustMigrate(t, "-db", path, "up-to", "10")
+		before := fileHash(t, path)
+		for _, cmd := range []string{"up", "status"} {
+			line := failureLine(t, runBin(t, 30*time.Second, nil, migrateNoFTSBin, "-db", path, cmd), 1)
+			if !strings.Contains(line, sqlite.ErrNoFTS5.Error()) {
+				t.Errorf("%s: message %q does not contain %q", cmd, line, sqlite.ErrNoFTS5.Error())
+			}
+		}
+		if fileHash(t, path) != before {
+			t.Error("the file was changed")
+		}
+		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("NewerSchema", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.db")
+		mustMigrate(t, "-db", path, "up")
+		// A v12 file, self-contained: rollback journal, no -wal or -shm.
+		db := openDB(t, path, "")
+		if _, err := db.Exec("UPDATE schema_version SET version = 12"); err != nil {
+			t.Fatal(err)
+		}
+		if mode := dbtest.Value[string](t, db, "PRAGMA journal_mode = DELETE"); mode != "delete" {
+			t.Fatalf("journal_mode = %q after switching to DELETE", mode)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			t.Fatalf("files after setup (-want +got):\n%s", diff)
+		}
+		before := fileHash(t, path)
+
+		want := fmt.Sprintf("migrate: %s: %v: the database is at schema version 12 and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
+			path, migrations.ErrNewerSchema, migrations.Latest)
+		for _, args := range [][]string{{"up"}, {"down"}, {"up", "-dry-run"}, {"up-to", "11"}, {"down-to", "3"}, {"redo"}} {
+			line := failureLine(t, migrate(t, append([]string{"-db", path}, args...)...), 1)
+			if diff := cmp.Diff(want, line); diff != "" {
+				t.Errorf("migrate %s: message (-want +got):\n%s", strings.Join(args, " "), diff)
+			}
+			if fileHash(t, path) != before {
+				t.Fatalf("migrate %s changed the file", strings.Join(args, " "))
+			}
+			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+				t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(args, " "), diff)
+			}
+		}
+
+		got := mustMigrate(t, "-db", path, "status")
+		if diff := cmp.Diff(statusText(11, "schema version 12: newer than this build (11), written by a later Hermes"), got); diff != "" {
+			t.Errorf("status output (-want +got):\n%s", diff)
+		}
+		if got := mustMigrate(t, "-db", path, "version"); got != "12\n" {
+			t.Errorf("version output = %q, want %q", got, "12\n")
+		}
+		// status and version only read: the DELETE-mode file is not switched
+		// to WAL.
+		if fileHash(t, path) != before {
+			t.Error("status or version changed the file")
+		}
+	})
+
+	t.Run("StatusOfMissingFile", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "not", "yet", "state.db")
+		got := mustMigrate(t, "-db", path, "status")
+		if diff := cmp.Diff(statusText(0, "schema version 0: "+path+" does not exist yet"), got); diff != "" {
+			t.Errorf("status output (-want +got):\n%s", diff)
+		}
+		if got := mustMigrate(t, "-db", path, "version"); got != "0\n" {
+			t.Errorf("version output = %q, want %q", got, "0\n")
+		}
+		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("status/version created files (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// holdWriteLock takes the write lock on path in this process (BEGIN
+// IMMEDIATE) until the returned transaction ends or the test does.
+func holdWriteLock(t *testing.T, path string) *sql.Tx {
+	t.Helper()
+	tx, err := openDB(t, path, "_txlock=immediate").Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return tx
+}
+
+// TestLockedDatabase runs up while another connection holds the write lock.
+func TestLockedDatabase(t *testing.T) {
+	t.Parallel()
+
+	t.Run("OlderFile", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "state.db")
+		mustMigrate(t, "-db", path, "up-to", "10")
+		tx := holdWriteLock(t, path)
+
+		start := time.Now()
+		r := runBin(t, time.Minute, nil, migrateBin, "-db", path, "up")
+		elapsed := time.Since(start)
+		line := failureLine(t, r, 1)
+		for _, want := range []string{"locked", sqlite.ErrBusy.Error()} {
+			if !strings.Contains(line, want) {
+				t.Errorf("message %q does not contain %q", line, want)
+			}
+		}
+		// 15 attempts, each waiting out the 1 s busy timeout.
+		if elapsed < 10*time.Second {
+			t.Errorf("gave up after %v, before its retry budget", elapsed)
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]int64{10}, schemaVersion(t, path)); diff != "" {
+			t.Errorf("schema_version (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("CurrentFile", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "state.db")
+		mustMigrate(t, "-db", path, "up")
+		holdWriteLock(t, path)
+
+		// A current file needs no write lock: each command returns at once
+		// (a wait for the lock would take 15 s and then fail).
+		for _, s := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"up"}, text("schema version 11 (no change)")},
+			{[]string{"version"}, "11\n"},
+			{[]string{"status"}, statusText(11, "")},
+		} {
+			r := runBin(t, 10*time.Second, nil, migrateBin, append([]string{"-db", path}, s.args...)...)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("migrate %s: exit %d\nstderr:\n%s", strings.Join(s.args, " "), r.code, r.stderr)
+			}
+			if diff := cmp.Diff(s.want, normalize(r.stdout)); diff != "" {
+				t.Errorf("migrate %s: output (-want +got):\n%s", strings.Join(s.args, " "), diff)
+			}
+		}
+	})
+}
+
+// message is one messages row of the fixtures.
+type message struct {
+	ID                           int64
+	SessionID, Role              string
+	Content, ToolName, ToolCalls sql.NullString
+	Timestamp                    float64
+}
+
+func messages(t *testing.T, db *sql.DB) []message {
+	t.Helper()
+	rows, err := db.Query("SELECT id, session_id, role, content, tool_name, tool_calls, timestamp FROM messages ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []message
+	for rows.Next() {
+		var m message
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.ToolName, &m.ToolCalls, &m.Timestamp); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLegacyFixtures upgrades files the Python original wrote at v1 and v9.
+func TestLegacyFixtures(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		fixture string
+		want    string
+	}{
+		{"state-v1.db", text(steps(applied, 2, 11), "schema version 11")},
+		{"state-v9.db", text(steps(applied, 10, 11), "schema version 11")},
+	} {
+		t.Run(strings.ToUpper(tt.fixture[6:8])+"Fixture", func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "state.db")
+			copyFile(t, filepath.Join("..", "..", "testdata", tt.fixture), path)
+			before := openDB(t, path, "mode=ro")
+			wantSessions := dbtest.Values[string](t, before, "SELECT id FROM sessions ORDER BY id")
+			wantMessages := messages(t, before)
+			before.Close()
+			if len(wantSessions) != 4 || len(wantMessages) != 8 {
+				t.Fatalf("fixture has %d sessions and %d messages, want 4 and 8", len(wantSessions), len(wantMessages))
+			}
+
+			if diff := cmp.Diff(tt.want, mustMigrate(t, "-db", path, "up")); diff != "" {
+				t.Errorf("up output (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(text("schema version 11 (no change)"), mustMigrate(t, "-db", path, "up")); diff != "" {
+				t.Errorf("second up output (-want +got):\n%s", diff)
+			}
+
+			db := openDB(t, path, "mode=ro")
+			if diff := cmp.Diff([]int64{11}, dbtest.Values[int64](t, db, "SELECT version FROM schema_version")); diff != "" {
+				t.Errorf("schema_version (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantSessions, dbtest.Values[string](t, db, "SELECT id FROM sessions ORDER BY id")); diff != "" {
+				t.Errorf("sessions (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantMessages, messages(t, db)); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(freshObjects, objectNames(schemaObjects(t, db))); diff != "" {
+				t.Errorf("sqlite_master (-want +got):\n%s", diff)
+			}
+			// Message 2 calls web_search, message 3 is its result: both
+			// found, by tool fields v11 indexes, each once.
+			for _, fts := range []string{"messages_fts", "messages_fts_trigram"} {
+				got := dbtest.Values[int64](t, db, "SELECT rowid FROM "+fts+" WHERE "+fts+" MATCH 'web_search' ORDER BY rowid")
+				if diff := cmp.Diff([]int64{2, 3}, got); diff != "" {
+					t.Errorf("%s MATCH 'web_search' (-want +got):\n%s", fts, diff)
+				}
+				if n := dbtest.Value[int64](t, db, "SELECT count(*) FROM "+fts); n != 8 {
+					t.Errorf("%s has %d rows, want 8", fts, n)
+				}
+			}
+		})
+	}
+}

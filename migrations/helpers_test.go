@@ -1,0 +1,271 @@
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+)
+
+// newPath returns the path of a state.db that does not exist yet, in a
+// directory of its own.
+func newPath(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "state.db")
+}
+
+// openWriter opens path the way the store does and closes it when the test
+// ends.
+func openWriter(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	return openWriterWith(t, path, sqlite.Config{Retry: sqlite.DefaultRetry()})
+}
+
+// openWriterWith is openWriter with a configuration of the test's own.
+func openWriterWith(t *testing.T, path string, c sqlite.Config) *sql.DB {
+	t.Helper()
+	db, err := sqlite.OpenWriter(context.Background(), path, c)
+	if err != nil {
+		t.Fatalf("OpenWriter(%s): %v", path, err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close %s: %v", path, err)
+		}
+	})
+	return db
+}
+
+// openImpatient opens path like openWriter but waits only 10 ms for a lock
+// inside SQLite, so a test that runs into a held lock fails fast.
+func openImpatient(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	return openWriterWith(t, path, sqlite.Config{BusyTimeout: 10 * time.Millisecond, Retry: sqlite.DefaultRetry()})
+}
+
+// holdWriteLock takes the write lock of the file at path on a connection of
+// its own until the test ends.
+func holdWriteLock(t *testing.T, path string) {
+	t.Helper()
+	tx, err := openWriter(t, path).Begin() // BEGIN IMMEDIATE (_txlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+}
+
+// openNew opens a new, empty state.db.
+func openNew(t *testing.T) *sql.DB {
+	t.Helper()
+	return openWriter(t, newPath(t))
+}
+
+// newMigrator returns a Migrator for db; nil opts are the defaults.
+func newMigrator(t *testing.T, db *sql.DB, opts *Options) *Migrator {
+	t.Helper()
+	m, err := New(db, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return m
+}
+
+// migrateTo replays migrations 1…v on db (v = 0 leaves it alone).
+func migrateTo(t *testing.T, db *sql.DB, v int64) {
+	t.Helper()
+	if v == 0 {
+		return
+	}
+	if _, err := newMigrator(t, db, nil).UpTo(context.Background(), v); err != nil {
+		t.Fatalf("UpTo(%d): %v", v, err)
+	}
+}
+
+// upAndReconcile is what the store does on open: Up, then Reconcile. It
+// returns Up's results.
+func upAndReconcile(t *testing.T, db *sql.DB) []Result {
+	t.Helper()
+	ctx := context.Background()
+	m := newMigrator(t, db, nil)
+	res, err := m.Up(ctx)
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	if _, err := m.Reconcile(ctx); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	return res
+}
+
+// handMade writes a legacy file the way the tests of the original do: plain
+// statements on a plain connection (rollback journal, no foreign keys), then
+// closed, so the file is later opened like any file the original left behind.
+func handMade(t *testing.T, stmts ...string) string {
+	t.Helper()
+	path := newPath(t)
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dbtest.Exec(t, db, stmts...)
+	return path
+}
+
+// versionOf reads the schema version of db.
+func versionOf(t *testing.T, db *sql.DB) int64 {
+	t.Helper()
+	v, err := ReadVersion(context.Background(), db)
+	if err != nil {
+		t.Fatalf("ReadVersion: %v", err)
+	}
+	return v
+}
+
+// resultNames returns "<direction> <name>" for each result: what a
+// test can state exactly (durations vary).
+func resultNames(res []Result) []string {
+	out := []string{}
+	for _, r := range res {
+		dir := r.Direction
+		if r.Adopted {
+			dir = "adopted"
+		}
+		out = append(out, dir+" "+r.Name)
+	}
+	return out
+}
+
+// adoptedNames is what Up reports for migrations from…to it adopted.
+func adoptedNames(from, to int64) []string {
+	out := []string{}
+	for v := from; v <= to; v++ {
+		out = append(out, "adopted "+dbtest.MigrationNames[v-1])
+	}
+	return out
+}
+
+// upNames is what Up reports when it applies migrations from…to.
+func upNames(from, to int64) []string {
+	out := []string{}
+	for v := from; v <= to; v++ {
+		out = append(out, "up "+dbtest.MigrationNames[v-1])
+	}
+	return out
+}
+
+// downNames is what a down from version from to version to (exclusive)
+// reports.
+func downNames(from, to int64) []string {
+	out := []string{}
+	for v := from; v > to; v-- {
+		out = append(out, "down "+dbtest.MigrationNames[v-1])
+	}
+	return out
+}
+
+// objectView is a schema object as the tests compare it.
+type objectView struct {
+	Type string
+	SQL  string // empty for ordinary tables, compared by their columns
+}
+
+// schemaView is a snapshot in comparable form: ordinary tables by their
+// columns (files altered column by column differ from freshly created ones in
+// CREATE TABLE text only), everything else by its exact SQL.
+type schemaView struct {
+	Columns map[string][]column
+	Objects map[string]objectView
+}
+
+// schemaOf reads the schema of q.
+func schemaOf(t *testing.T, q querier) schemaView {
+	t.Helper()
+	return viewOf(snap(t, q))
+}
+
+// snap is the full snapshot of q, table SQL included; compare it with
+// cmp.AllowUnexported(snapshot{}).
+func snap(t *testing.T, q querier) snapshot {
+	t.Helper()
+	s, err := takeSnapshot(context.Background(), q)
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	return s
+}
+
+// viewOf turns a snapshot into a schemaView.
+func viewOf(s snapshot) schemaView {
+	v := schemaView{Columns: s.columns, Objects: map[string]objectView{}}
+	for name, o := range s.objects {
+		ov := objectView{Type: o.Type, SQL: o.SQL}
+		if o.Type == "table" {
+			ov.SQL = ""
+		}
+		v.Objects[name] = ov
+	}
+	return v
+}
+
+// freshSchema is the schema of a new file migrated to Latest.
+func freshSchema(t *testing.T) schemaView {
+	t.Helper()
+	db := openNew(t)
+	migrateTo(t, db, Latest)
+	return schemaOf(t, db)
+}
+
+// rowids runs a MATCH on an FTS table and returns the matching rowids in
+// order.
+func rowids(t *testing.T, db *sql.DB, table, match string) []int64 {
+	t.Helper()
+	// The table name comes from the test itself.
+	return dbtest.Values[int64](t, db, "SELECT rowid FROM "+quoteIdent(table)+" WHERE "+quoteIdent(table)+" MATCH ? ORDER BY rowid", match)
+}
+
+// queryRows returns every row of a query, each as its column values.
+func queryRows(t *testing.T, db *sql.DB, q string, args ...any) [][]any {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := [][]any{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// columnNames lists a table's columns in order.
+func columnNames(t *testing.T, db *sql.DB, table string) []string {
+	t.Helper()
+	return dbtest.Values[string](t, db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
+}
+
+// masterNames lists the names in sqlite_master, sorted.
+func masterNames(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	return dbtest.Values[string](t, db, "SELECT name FROM sqlite_master ORDER BY name")
+}

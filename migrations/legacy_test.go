@@ -1,0 +1,246 @@
+package migrations
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hermesstate/hermesstate/internal/dbtest"
+)
+
+// TestPythonFilesUpgrade upgrades databases written by the Python original at
+// v1 and v9 (testdata/) and checks that nothing they held is lost and that
+// search covers their old rows.
+func TestPythonFilesUpgrade(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		fixture string
+		from    int64
+		// The v9 original created its tables whole, so only its column order
+		// differs from a file the migrations built.
+		anyColumnOrder bool
+		// Exact values of the root session and of message 2 after the upgrade:
+		// the v1 file gets the later columns' defaults.
+		root []any
+		msg2 []any
+	}{
+		{
+			name: "V1", fixture: "state-v1.db", from: 1,
+			root: []any{"cli", int64(4), nil, int64(0), int64(0), nil},
+			msg2: []any{"assistant", "", nil, nil},
+		},
+		{
+			name: "V9", fixture: "state-v9.db", from: 9, anyColumnOrder: true,
+			root: []any{"cli", int64(4), "my project", int64(10), int64(2), "openrouter"},
+			msg2: []any{"assistant", "", "tool_calls", "I should search."},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := openWriter(t, dbtest.CopyFixture(t, tc.fixture))
+			sessionCols := columnNames(t, db, "sessions")
+			messageCols := columnNames(t, db, "messages")
+			selectSessions := "SELECT " + strings.Join(sessionCols, ", ") + " FROM sessions ORDER BY rowid"
+			selectMessages := "SELECT " + strings.Join(messageCols, ", ") + " FROM messages ORDER BY id"
+			sessionsBefore := queryRows(t, db, selectSessions)
+			messagesBefore := queryRows(t, db, selectMessages)
+			if len(sessionsBefore) != 4 || len(messagesBefore) != 8 {
+				t.Fatalf("fixture holds %d sessions and %d messages, want 4 and 8", len(sessionsBefore), len(messagesBefore))
+			}
+
+			m := newMigrator(t, db, nil)
+			res, err := m.Up(ctx)
+			if err != nil {
+				t.Fatalf("Up: %v", err)
+			}
+			if diff := cmp.Diff(upNames(tc.from+1, Latest), resultNames(res)); diff != "" {
+				t.Errorf("Up results (-want +got):\n%s", diff)
+			}
+			changes, err := m.Reconcile(ctx)
+			if err != nil {
+				t.Fatalf("Reconcile: %v", err)
+			}
+			if diff := cmp.Diff([]string(nil), changes); diff != "" {
+				t.Errorf("Reconcile changes (-want +got):\n%s", diff)
+			}
+			if got := versionOf(t, db); got != Latest {
+				t.Errorf("version = %d, want %d", got, Latest)
+			}
+
+			if diff := cmp.Diff(sessionsBefore, queryRows(t, db, selectSessions)); diff != "" {
+				t.Errorf("sessions changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(messagesBefore, queryRows(t, db, selectMessages)); diff != "" {
+				t.Errorf("messages changed (-before +after):\n%s", diff)
+			}
+			root := queryRows(t, db, "SELECT source, message_count, title, cache_read_tokens, api_call_count, billing_provider FROM sessions WHERE id = 'root'")
+			if diff := cmp.Diff([][]any{tc.root}, root); diff != "" {
+				t.Errorf("root session (-want +got):\n%s", diff)
+			}
+			msg2 := queryRows(t, db, "SELECT role, content, finish_reason, reasoning FROM messages WHERE id = 2")
+			if diff := cmp.Diff([][]any{tc.msg2}, msg2); diff != "" {
+				t.Errorf("message 2 (-want +got):\n%s", diff)
+			}
+
+			var opts []cmp.Option
+			if tc.anyColumnOrder {
+				opts = append(opts, cmpopts.SortSlices(func(a, b column) bool { return a.Name < b.Name }))
+			}
+			if diff := cmp.Diff(freshSchema(t), schemaOf(t, db), opts...); diff != "" {
+				t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
+			}
+
+			for _, q := range []struct {
+				table, match string
+				want         []int64
+			}{
+				// Message 2 holds docker-compose in its tool-call arguments.
+				{"messages_fts", "Docker", []int64{1, 2, 4}},
+				{"messages_fts", "web_search", []int64{2, 3}},
+				{"messages_fts", "LEGACYARG", []int64{2}},
+				{"messages_fts", "Kubernetes", []int64{8}},
+				{"messages_fts_trigram", "通信协议", []int64{6}},
+				{"messages_fts_trigram", "记忆断裂", []int64{5}},
+				{"messages_fts_trigram", "안녕하세요", []int64{6}},
+			} {
+				if diff := cmp.Diff(q.want, rowids(t, db, q.table, q.match)); diff != "" {
+					t.Errorf("%s MATCH %q (-want +got):\n%s", q.table, q.match, diff)
+				}
+			}
+
+			if diff := cmp.Diff([][]any{{"ok"}}, queryRows(t, db, "PRAGMA integrity_check")); diff != "" {
+				t.Errorf("integrity_check (-want +got):\n%s", diff)
+			}
+			for _, fts := range []string{"messages_fts", "messages_fts_trigram"} {
+				// rank = 1 also compares the index with the stored text.
+				stmt := "INSERT INTO " + fts + "(" + fts + ", rank) VALUES('integrity-check', 1)"
+				dbtest.Exec(t, db, stmt)
+			}
+		})
+	}
+}
+
+// TestAdoptColumnsAheadOfVersion upgrades files whose columns run ahead of
+// their version, as a newer original's reconcile leaves them.
+func TestAdoptColumnsAheadOfVersion(t *testing.T) {
+	t.Parallel()
+
+	t.Run("WholeMigrations", func(t *testing.T) {
+		t.Parallel()
+		// At 5 with all of v6 and v7: both are adopted (recorded without
+		// running), so goose applies 8…11 only.
+		db := openNew(t)
+		migrateTo(t, db, 5)
+		dbtest.Exec(t, db,
+			`ALTER TABLE messages ADD COLUMN "reasoning" TEXT`,
+			`ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`,
+			`ALTER TABLE messages ADD COLUMN "codex_reasoning_items" TEXT`,
+			`ALTER TABLE messages ADD COLUMN "reasoning_content" TEXT`,
+		)
+		res := upAndReconcile(t, db)
+		if diff := cmp.Diff(append(adoptedNames(6, 7), upNames(8, Latest)...), resultNames(res)); diff != "" {
+			t.Errorf("Up results (-want +got):\n%s", diff)
+		}
+		if got := versionOf(t, db); got != Latest {
+			t.Errorf("version = %d, want %d", got, Latest)
+		}
+		if diff := cmp.Diff(freshSchema(t), schemaOf(t, db)); diff != "" {
+			t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
+		}
+	})
+
+	t.Run("ReconciledAtV3", func(t *testing.T) {
+		t.Parallel()
+		// A v3 file that a reconcile-era original opened and that never got
+		// its version raised (the v11 step died half-way: the init is not one
+		// transaction): SCHEMA_SQL created state_meta, _reconcile_columns
+		// added every later column. v4 adds no column, yet v5's columns are
+		// there: goose must not run 00005 as written.
+		db := openNew(t)
+		migrateTo(t, db, 3)
+		dbtest.Exec(t, db,
+			`CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT)`,
+			`ALTER TABLE "sessions" ADD COLUMN "cache_read_tokens" INTEGER DEFAULT 0`,
+			`ALTER TABLE "sessions" ADD COLUMN "cache_write_tokens" INTEGER DEFAULT 0`,
+			`ALTER TABLE "sessions" ADD COLUMN "reasoning_tokens" INTEGER DEFAULT 0`,
+			`ALTER TABLE "sessions" ADD COLUMN "billing_provider" TEXT`,
+			`ALTER TABLE "sessions" ADD COLUMN "billing_base_url" TEXT`,
+			`ALTER TABLE "sessions" ADD COLUMN "billing_mode" TEXT`,
+			`ALTER TABLE "sessions" ADD COLUMN "estimated_cost_usd" REAL`,
+			`ALTER TABLE "sessions" ADD COLUMN "actual_cost_usd" REAL`,
+			`ALTER TABLE "sessions" ADD COLUMN "cost_status" TEXT`,
+			`ALTER TABLE "sessions" ADD COLUMN "cost_source" TEXT`,
+			`ALTER TABLE "sessions" ADD COLUMN "pricing_version" TEXT`,
+			`ALTER TABLE "sessions" ADD COLUMN "api_call_count" INTEGER DEFAULT 0`,
+			`ALTER TABLE "messages" ADD COLUMN "reasoning" TEXT`,
+			`ALTER TABLE "messages" ADD COLUMN "reasoning_content" TEXT`,
+			`ALTER TABLE "messages" ADD COLUMN "reasoning_details" TEXT`,
+			`ALTER TABLE "messages" ADD COLUMN "codex_reasoning_items" TEXT`,
+			`ALTER TABLE "messages" ADD COLUMN "codex_message_items" TEXT`,
+		)
+		res, err := newMigrator(t, db, nil).Up(context.Background())
+		if err != nil {
+			t.Fatalf("Up: %v", err)
+		}
+		// 4 (the title index, missing) through 9 are completed in place.
+		if diff := cmp.Diff(append(adoptedNames(4, 9), upNames(10, Latest)...), resultNames(res)); diff != "" {
+			t.Errorf("Up results (-want +got):\n%s", diff)
+		}
+		if got := versionOf(t, db); got != Latest {
+			t.Errorf("version = %d, want %d", got, Latest)
+		}
+		byName := cmpopts.SortSlices(func(a, b column) bool { return a.Name < b.Name })
+		if diff := cmp.Diff(freshSchema(t), schemaOf(t, db), byName); diff != "" {
+			t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
+		}
+	})
+
+	t.Run("StopsAtTheTarget", func(t *testing.T) {
+		t.Parallel()
+		// UpTo(6) on the file of WholeMigrations: v7 is there too, but the
+		// caller asked for 6.
+		db := openNew(t)
+		migrateTo(t, db, 5)
+		dbtest.Exec(t, db,
+			`ALTER TABLE messages ADD COLUMN "reasoning" TEXT`,
+			`ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`,
+			`ALTER TABLE messages ADD COLUMN "codex_reasoning_items" TEXT`,
+			`ALTER TABLE messages ADD COLUMN "reasoning_content" TEXT`,
+		)
+		res, err := newMigrator(t, db, nil).UpTo(context.Background(), 6)
+		if err != nil {
+			t.Fatalf("UpTo(6): %v", err)
+		}
+		if diff := cmp.Diff(adoptedNames(6, 6), resultNames(res)); diff != "" {
+			t.Errorf("UpTo(6) results (-want +got):\n%s", diff)
+		}
+		if got := versionOf(t, db); got != 6 {
+			t.Errorf("version after UpTo(6) = %d, want 6", got)
+		}
+	})
+
+	t.Run("PartOfAMigration", func(t *testing.T) {
+		t.Parallel()
+		// At 5 with one of v6's three columns: adoption adds the other two
+		// after it, in the migration's order.
+		db := openNew(t)
+		migrateTo(t, db, 5)
+		dbtest.Exec(t, db, `ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`)
+		res := upAndReconcile(t, db)
+		if diff := cmp.Diff(append(adoptedNames(6, 6), upNames(7, Latest)...), resultNames(res)); diff != "" {
+			t.Errorf("Up results (-want +got):\n%s", diff)
+		}
+		want := []string{
+			"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "token_count",
+			"finish_reason", "reasoning_details", "reasoning", "codex_reasoning_items", "reasoning_content", "codex_message_items",
+		}
+		if diff := cmp.Diff(want, columnNames(t, db, "messages")); diff != "" {
+			t.Errorf("messages columns (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,150 @@
+package migrations
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/internal/dbtest"
+)
+
+// The hand-built legacy files of the original's tests
+// (reference-tests.md §A.12 and §A.25), opened the way the store opens a file:
+// Up, then Reconcile.
+
+func TestReferenceMigrationFromV2(t *testing.T) {
+	t.Parallel()
+	path := dbtest.LegacyFile(t, "v2.sql")
+	db := openWriter(t, path)
+	upAndReconcile(t, db)
+
+	if got := versionOf(t, db); got != Latest {
+		t.Errorf("version = %d, want %d", got, Latest)
+	}
+	got := queryRows(t, db, "SELECT id, title, api_call_count FROM sessions")
+	if diff := cmp.Diff([][]any{{"existing", nil, int64(0)}}, got); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+	res, err := db.Exec("UPDATE sessions SET title = 'Migrated Title' WHERE id = 'existing'")
+	if err != nil {
+		t.Fatalf("set title: %v", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		t.Fatalf("set title: %d rows, %v; want 1 row", n, err)
+	}
+	got = queryRows(t, db, "SELECT title FROM sessions WHERE id = 'existing'")
+	if diff := cmp.Diff([][]any{{"Migrated Title"}}, got); diff != "" {
+		t.Errorf("title (-want +got):\n%s", diff)
+	}
+}
+
+// TestReferenceRenumberedV7 is the file of a7d78d3bf's renumbering: it says 7
+// but holds v8's api_call_count and lacks v7's reasoning_content (and v9's
+// codex_message_items).
+func TestReferenceRenumberedV7(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := dbtest.LegacyFile(t, "v7-renumbered.sql")
+	db := openWriter(t, path)
+	m := newMigrator(t, db, nil)
+	res, err := m.Up(ctx)
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	// v8 is adopted (its column is there), not run by goose.
+	if diff := cmp.Diff(append(adoptedNames(8, 8), upNames(9, Latest)...), resultNames(res)); diff != "" {
+		t.Errorf("Up results (-want +got):\n%s", diff)
+	}
+	changes, err := m.Reconcile(ctx)
+	if err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	wantChanges := []string{
+		"add column messages.reasoning_content",
+		"create index idx_messages_session",
+		"create index idx_sessions_parent",
+		"create index idx_sessions_source",
+		"create index idx_sessions_started",
+		"create index idx_sessions_title_unique",
+	}
+	if diff := cmp.Diff(wantChanges, changes); diff != "" {
+		t.Errorf("Reconcile changes (-want +got):\n%s", diff)
+	}
+	if got := versionOf(t, db); got != Latest {
+		t.Errorf("version = %d, want %d", got, Latest)
+	}
+	got := queryRows(t, db, "SELECT role, content, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = 's1'")
+	if diff := cmp.Diff([][]any{{"assistant", "hello", nil, nil, nil, nil, nil}}, got); diff != "" {
+		t.Errorf("message (-want +got):\n%s", diff)
+	}
+	// v8's other half, state_meta, is created when v8 is adopted.
+	if diff := cmp.Diff([]string{"key", "value"}, columnNames(t, db, "state_meta")); diff != "" {
+		t.Errorf("state_meta columns (-want +got):\n%s", diff)
+	}
+}
+
+// TestReferenceV10ToV11 is A.25: a v10 file with nullable session columns, a
+// messages.id without AUTOINCREMENT and external-content FTS indexes that
+// never saw the tool fields.
+func TestReferenceV10ToV11(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := dbtest.LegacyFile(t, "v10-external-fts.sql")
+	db := openWriter(t, path)
+	if diff := cmp.Diff([]int64{}, rowids(t, db, "messages_fts", "LEGACYTOOL")); diff != "" {
+		t.Fatalf("v10 index already finds the tool name (-want +got):\n%s", diff)
+	}
+
+	m := newMigrator(t, db, nil)
+	res, err := m.Up(ctx)
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	if diff := cmp.Diff(upNames(11, 11), resultNames(res)); diff != "" {
+		t.Errorf("Up results (-want +got):\n%s", diff)
+	}
+	changes, err := m.Reconcile(ctx)
+	if err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	// Every missing session column can be added (none is NOT NULL without a
+	// default); the nullable source and started_at stay as they are.
+	wantChanges := []string{
+		"add column sessions.user_id",
+		"add column sessions.model",
+		"add column sessions.model_config",
+		"add column sessions.system_prompt",
+		"add column sessions.end_reason",
+		"add column sessions.input_tokens",
+		"add column sessions.output_tokens",
+		"add column sessions.cache_read_tokens",
+		"add column sessions.cache_write_tokens",
+		"add column sessions.reasoning_tokens",
+		"add column sessions.billing_provider",
+		"add column sessions.billing_base_url",
+		"add column sessions.billing_mode",
+		"add column sessions.estimated_cost_usd",
+		"add column sessions.actual_cost_usd",
+		"add column sessions.cost_status",
+		"add column sessions.cost_source",
+		"add column sessions.pricing_version",
+		"create table state_meta",
+		"create index idx_messages_session",
+		"create index idx_sessions_parent",
+		"create index idx_sessions_source",
+		"create index idx_sessions_started",
+		"create index idx_sessions_title_unique",
+	}
+	if diff := cmp.Diff(wantChanges, changes); diff != "" {
+		t.Errorf("Reconcile changes (-want +got):\n%s", diff)
+	}
+	for _, match := range []string{"LEGACYTOOL", "LEGACYARG"} {
+		if diff := cmp.Diff([]int64{1}, rowids(t, db, "messages_fts", match)); diff != "" {
+			t.Errorf("messages_fts MATCH %q (-want +got):\n%s", match, diff)
+		}
+	}
+	if got := versionOf(t, db); got != Latest {
+		t.Errorf("version = %d, want %d", got, Latest)
+	}
+}
