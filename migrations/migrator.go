@@ -256,8 +256,15 @@ func (m *Migrator) refuseNewer(ctx context.Context, q database.DBTxConn) error {
 	if err != nil {
 		return err
 	}
-	if cur > Latest {
-		return fmt.Errorf("%w: the database is at schema version %d and this build knows versions up to %d; it was written by a newer Hermes and is left untouched", ErrNewerSchema, cur, Latest)
+	return CheckVersion(cur)
+}
+
+// CheckVersion returns an error matching [ErrNewerSchema], saying so in
+// words, when version is above [Latest]: a database a newer Hermes wrote,
+// which this build must not migrate. Otherwise it returns nil.
+func CheckVersion(version int64) error {
+	if version > Latest {
+		return fmt.Errorf("%w: the database is at schema version %d and this build knows versions up to %d; it was written by a newer Hermes and is left untouched", ErrNewerSchema, version, Latest)
 	}
 	return nil
 }

@@ -173,9 +173,8 @@ func preflight(ctx context.Context, o options) error {
 	if err != nil || !exists {
 		return err
 	}
-	if v > migrations.Latest {
-		return fmt.Errorf("%s: %w: the database is at schema version %d and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
-			o.path, migrations.ErrNewerSchema, v, migrations.Latest)
+	if err := migrations.CheckVersion(v); err != nil {
+		return fmt.Errorf("%s: %w", o.path, err)
 	}
 	return nil
 }
