@@ -228,36 +228,6 @@ func rowids(t *testing.T, db *sql.DB, table, match string) []int64 {
 	return dbtest.Values[int64](t, db, "SELECT rowid FROM "+quoteIdent(table)+" WHERE "+quoteIdent(table)+" MATCH ? ORDER BY rowid", match)
 }
 
-// queryRows returns every row of a query, each as its column values.
-func queryRows(t *testing.T, db *sql.DB, q string, args ...any) [][]any {
-	t.Helper()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := [][]any{}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // columnNames lists a table's columns in order.
 func columnNames(t *testing.T, db *sql.DB, table string) []string {
 	t.Helper()

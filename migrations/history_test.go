@@ -149,14 +149,14 @@ func testUpgradeFrom(t *testing.T, n int64) {
 		return out
 	}
 	wantSessions := [][]any{want(upgradeSession, sessionColumns, 0)}
-	if diff := cmp.Diff(wantSessions, queryRows(t, db, "SELECT "+strings.Join(sessionColumns, ", ")+" FROM sessions")); diff != "" {
+	if diff := cmp.Diff(wantSessions, dbtest.Rows(t, db, "SELECT "+strings.Join(sessionColumns, ", ")+" FROM sessions")); diff != "" {
 		t.Errorf("sessions (-want +got):\n%s", diff)
 	}
 	var wantMessages [][]any
 	for i, r := range upgradeMessages {
 		wantMessages = append(wantMessages, want(r, messageColumns, int64(i+1)))
 	}
-	if diff := cmp.Diff(wantMessages, queryRows(t, db, "SELECT "+strings.Join(messageColumns, ", ")+" FROM messages ORDER BY id")); diff != "" {
+	if diff := cmp.Diff(wantMessages, dbtest.Rows(t, db, "SELECT "+strings.Join(messageColumns, ", ")+" FROM messages ORDER BY id")); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 

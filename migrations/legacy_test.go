@@ -47,8 +47,8 @@ func TestPythonFilesUpgrade(t *testing.T) {
 			messageCols := columnNames(t, db, "messages")
 			selectSessions := "SELECT " + strings.Join(sessionCols, ", ") + " FROM sessions ORDER BY rowid"
 			selectMessages := "SELECT " + strings.Join(messageCols, ", ") + " FROM messages ORDER BY id"
-			sessionsBefore := queryRows(t, db, selectSessions)
-			messagesBefore := queryRows(t, db, selectMessages)
+			sessionsBefore := dbtest.Rows(t, db, selectSessions)
+			messagesBefore := dbtest.Rows(t, db, selectMessages)
 			if len(sessionsBefore) != 4 || len(messagesBefore) != 8 {
 				t.Fatalf("fixture holds %d sessions and %d messages, want 4 and 8", len(sessionsBefore), len(messagesBefore))
 			}
@@ -72,17 +72,17 @@ func TestPythonFilesUpgrade(t *testing.T) {
 				t.Errorf("version = %d, want %d", got, Latest)
 			}
 
-			if diff := cmp.Diff(sessionsBefore, queryRows(t, db, selectSessions)); diff != "" {
+			if diff := cmp.Diff(sessionsBefore, dbtest.Rows(t, db, selectSessions)); diff != "" {
 				t.Errorf("sessions changed (-before +after):\n%s", diff)
 			}
-			if diff := cmp.Diff(messagesBefore, queryRows(t, db, selectMessages)); diff != "" {
+			if diff := cmp.Diff(messagesBefore, dbtest.Rows(t, db, selectMessages)); diff != "" {
 				t.Errorf("messages changed (-before +after):\n%s", diff)
 			}
-			root := queryRows(t, db, "SELECT source, message_count, title, cache_read_tokens, api_call_count, billing_provider FROM sessions WHERE id = 'root'")
+			root := dbtest.Rows(t, db, "SELECT source, message_count, title, cache_read_tokens, api_call_count, billing_provider FROM sessions WHERE id = 'root'")
 			if diff := cmp.Diff([][]any{tc.root}, root); diff != "" {
 				t.Errorf("root session (-want +got):\n%s", diff)
 			}
-			msg2 := queryRows(t, db, "SELECT role, content, finish_reason, reasoning FROM messages WHERE id = 2")
+			msg2 := dbtest.Rows(t, db, "SELECT role, content, finish_reason, reasoning FROM messages WHERE id = 2")
 			if diff := cmp.Diff([][]any{tc.msg2}, msg2); diff != "" {
 				t.Errorf("message 2 (-want +got):\n%s", diff)
 			}
@@ -113,7 +113,7 @@ func TestPythonFilesUpgrade(t *testing.T) {
 				}
 			}
 
-			if diff := cmp.Diff([][]any{{"ok"}}, queryRows(t, db, "PRAGMA integrity_check")); diff != "" {
+			if diff := cmp.Diff([][]any{{"ok"}}, dbtest.Rows(t, db, "PRAGMA integrity_check")); diff != "" {
 				t.Errorf("integrity_check (-want +got):\n%s", diff)
 			}
 			for _, fts := range []string{"messages_fts", "messages_fts_trigram"} {

@@ -41,7 +41,7 @@ func TestUpDownUp(t *testing.T) {
 	if diff := cmp.Diff([]string{"schema_version", "sqlite_sequence"}, masterNames(t, db)); diff != "" {
 		t.Errorf("objects after DownTo(0) (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]any{{int64(0)}}, queryRows(t, db, "SELECT count(*) FROM schema_version")); diff != "" {
+	if diff := cmp.Diff([][]any{{int64(0)}}, dbtest.Rows(t, db, "SELECT count(*) FROM schema_version")); diff != "" {
 		t.Errorf("schema_version rows (-want +got):\n%s", diff)
 	}
 

@@ -123,7 +123,7 @@ func TestReconcileRebuildsIndexMissingATrigger(t *testing.T) {
 		t.Errorf("trigram MATCH 通信协议 (-want +got):\n%s", diff)
 	}
 	// Rebuilt, not appended to: one entry per message.
-	if diff := cmp.Diff([][]any{{int64(5)}}, queryRows(t, db, "SELECT count(*) FROM messages_fts_trigram")); diff != "" {
+	if diff := cmp.Diff([][]any{{int64(5)}}, dbtest.Rows(t, db, "SELECT count(*) FROM messages_fts_trigram")); diff != "" {
 		t.Errorf("trigram rows (-want +got):\n%s", diff)
 	}
 }
@@ -153,7 +153,7 @@ func TestReconcileAddsMissingColumn(t *testing.T) {
 	if diff := cmp.Diff(fresh.Objects, got.Objects); diff != "" {
 		t.Errorf("objects differ from a fresh file (-fresh +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]any{{"s1", nil}}, queryRows(t, db, "SELECT id, title FROM sessions")); diff != "" {
+	if diff := cmp.Diff([][]any{{"s1", nil}}, dbtest.Rows(t, db, "SELECT id, title FROM sessions")); diff != "" {
 		t.Errorf("sessions (-want +got):\n%s", diff)
 	}
 }
@@ -205,7 +205,7 @@ func TestReconcileConcurrent(t *testing.T) {
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("changes per connection (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]any{{int64(4)}}, queryRows(t, db, "SELECT count(*) FROM messages_fts")); diff != "" {
+	if diff := cmp.Diff([][]any{{int64(4)}}, dbtest.Rows(t, db, "SELECT count(*) FROM messages_fts")); diff != "" {
 		t.Errorf("messages_fts rows (-want +got):\n%s", diff)
 	}
 }

@@ -22,7 +22,7 @@ func TestReferenceMigrationFromV2(t *testing.T) {
 	if got := versionOf(t, db); got != Latest {
 		t.Errorf("version = %d, want %d", got, Latest)
 	}
-	got := queryRows(t, db, "SELECT id, title, api_call_count FROM sessions")
+	got := dbtest.Rows(t, db, "SELECT id, title, api_call_count FROM sessions")
 	if diff := cmp.Diff([][]any{{"existing", nil, int64(0)}}, got); diff != "" {
 		t.Errorf("sessions (-want +got):\n%s", diff)
 	}
@@ -33,7 +33,7 @@ func TestReferenceMigrationFromV2(t *testing.T) {
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		t.Fatalf("set title: %d rows, %v; want 1 row", n, err)
 	}
-	got = queryRows(t, db, "SELECT title FROM sessions WHERE id = 'existing'")
+	got = dbtest.Rows(t, db, "SELECT title FROM sessions WHERE id = 'existing'")
 	if diff := cmp.Diff([][]any{{"Migrated Title"}}, got); diff != "" {
 		t.Errorf("title (-want +got):\n%s", diff)
 	}
@@ -74,7 +74,7 @@ func TestReferenceRenumberedV7(t *testing.T) {
 	if got := versionOf(t, db); got != Latest {
 		t.Errorf("version = %d, want %d", got, Latest)
 	}
-	got := queryRows(t, db, "SELECT role, content, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = 's1'")
+	got := dbtest.Rows(t, db, "SELECT role, content, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = 's1'")
 	if diff := cmp.Diff([][]any{{"assistant", "hello", nil, nil, nil, nil, nil}}, got); diff != "" {
 		t.Errorf("message (-want +got):\n%s", diff)
 	}

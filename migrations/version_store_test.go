@@ -62,7 +62,7 @@ func TestReadVersion(t *testing.T) {
 			t.Errorf("Version = %d, %v; want 7", got, err)
 		}
 		// The store keeps one row, as the original does.
-		if diff := cmp.Diff([][]any{{int64(7)}}, queryRows(t, db, "SELECT version FROM schema_version")); diff != "" {
+		if diff := cmp.Diff([][]any{{int64(7)}}, dbtest.Rows(t, db, "SELECT version FROM schema_version")); diff != "" {
 			t.Errorf("schema_version rows (-want +got):\n%s", diff)
 		}
 	})

@@ -71,6 +71,43 @@ func Value[T any](t testing.TB, q Queryer, query string, args ...any) T {
 	return vs[0]
 }
 
+// Rows runs a query and returns every row as its column values, as the
+// driver returns them ([]byte values copied), for comparing table contents
+// byte for byte. It returns an empty (not nil) slice when there are no rows.
+func Rows(t testing.TB, q Queryer, query string, args ...any) [][]any {
+	t.Helper()
+	rows, err := q.QueryContext(context.Background(), query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := [][]any{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = append([]byte(nil), b...)
+			}
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
+
 // Exec runs each statement (a statement may be a whole script).
 func Exec(t testing.TB, q Queryer, stmts ...string) {
 	t.Helper()
