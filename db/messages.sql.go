@@ -9,6 +9,76 @@ import (
 	"context"
 )
 
+const messageConversation = `-- name: MessageConversation :many
+WITH RECURSIVE lineage(id, depth) AS (
+    SELECT CAST(?1 AS TEXT), 0
+    UNION ALL
+    SELECT s.parent_session_id, l.depth + 1
+    FROM lineage l JOIN sessions s ON s.id = l.id
+    WHERE CAST(?2 AS INTEGER) AND s.parent_session_id IS NOT NULL AND l.depth < 100
+)
+SELECT role, content, tool_call_id, tool_calls, tool_name, reasoning, reasoning_content,
+    reasoning_details, codex_reasoning_items, codex_message_items
+FROM messages
+WHERE session_id IN (SELECT id FROM lineage)
+ORDER BY timestamp, id
+`
+
+type MessageConversationParams struct {
+	SessionID        string
+	IncludeAncestors int64
+}
+
+type MessageConversationRow struct {
+	Role                string
+	Content             *string
+	ToolCallID          *string
+	ToolCalls           *string
+	ToolName            *string
+	Reasoning           *string
+	ReasoningContent    *string
+	ReasoningDetails    *string
+	CodexReasoningItems *string
+	CodexMessageItems   *string
+}
+
+// MessageConversation reads what conversation replay needs of one session
+// or, with include_ancestors, of the session and every ancestor (at most 100
+// hops up), in one global (timestamp, id) order.
+func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageConversationParams) ([]MessageConversationRow, error) {
+	rows, err := db.QueryContext(ctx, messageConversation, arg.SessionID, arg.IncludeAncestors)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MessageConversationRow{}
+	for rows.Next() {
+		var i MessageConversationRow
+		if err := rows.Scan(
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const messageCount = `-- name: MessageCount :one
 SELECT COUNT(*) FROM messages
 `
@@ -109,6 +179,69 @@ SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, times
 // MessageListBySession returns a session's messages oldest first.
 func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID string) ([]Message, error) {
 	rows, err := db.QueryContext(ctx, messageListBySession, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.ReasoningContent,
+			&i.CodexMessageItems,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messagePage = `-- name: MessagePage :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_details, codex_reasoning_items, reasoning_content, codex_message_items FROM messages
+WHERE session_id = ?1
+  AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3))
+ORDER BY timestamp, id
+LIMIT ?4
+`
+
+type MessagePageParams struct {
+	SessionID      string
+	AfterTimestamp float64
+	AfterID        int64
+	Limit          int64
+}
+
+// MessagePage is one keyset page of a session's messages, oldest first:
+// the messages after (after_timestamp, after_id) in (timestamp, id) order.
+// It reads the (session_id, timestamp) index from the page boundary, so every
+// page costs the same however deep into a long history it is.
+func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messagePage,
+		arg.SessionID,
+		arg.AfterTimestamp,
+		arg.AfterID,
+		arg.Limit,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -9,46 +9,164 @@ import (
 	"context"
 )
 
-const sessionAncestors = `-- name: SessionAncestors :many
-WITH RECURSIVE lineage(id, depth) AS (
-    SELECT s.id, 0 FROM sessions s WHERE s.id = ?1
-    UNION ALL
-    SELECT s.parent_session_id, l.depth + 1
-    FROM lineage l JOIN sessions s ON s.id = l.id
-    WHERE s.parent_session_id IS NOT NULL AND l.depth < 100
-)
-SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(l.depth AS INTEGER) AS depth
-FROM lineage l JOIN sessions s ON s.id = l.id
-ORDER BY l.depth
+const sessionAddMessageCounts = `-- name: SessionAddMessageCounts :execrows
+UPDATE sessions SET
+    message_count = message_count + 1,
+    tool_call_count = tool_call_count + CAST(?1 AS INTEGER)
+WHERE id = ?2
 `
 
-type SessionAncestorsRow struct {
-	ID              string
-	Title           *string
-	StartedAt       float64
-	ParentSessionID *string
-	Depth           int64
+type SessionAddMessageCountsParams struct {
+	ToolCalls int64
+	ID        string
 }
 
-// SessionAncestors walks parent_session_id from a session to its root:
-// depth 0 is the session itself, then its parent, and so on. The walk stops
-// after 100 hops (the original's bound for lineage walks), so a cycle written
-// by hand cannot loop forever.
-func (q *Queries) SessionAncestors(ctx context.Context, db DBTX, id string) ([]SessionAncestorsRow, error) {
-	rows, err := db.QueryContext(ctx, sessionAncestors, id)
+// SessionAddMessageCounts counts one appended message and its tool calls.
+// (A NULL counter in a legacy row stays NULL, as in the original.)
+func (q *Queries) SessionAddMessageCounts(ctx context.Context, db DBTX, arg SessionAddMessageCountsParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionAddMessageCounts, arg.ToolCalls, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionAddTokens = `-- name: SessionAddTokens :execrows
+UPDATE sessions SET
+    input_tokens = input_tokens + CAST(?1 AS INTEGER),
+    output_tokens = output_tokens + CAST(?2 AS INTEGER),
+    cache_read_tokens = cache_read_tokens + CAST(?3 AS INTEGER),
+    cache_write_tokens = cache_write_tokens + CAST(?4 AS INTEGER),
+    reasoning_tokens = reasoning_tokens + CAST(?5 AS INTEGER),
+    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(?6, 0),
+    actual_cost_usd = CASE
+        WHEN CAST(?7 AS REAL) IS NULL THEN actual_cost_usd
+        ELSE COALESCE(actual_cost_usd, 0) + ?7
+    END,
+    cost_status = COALESCE(?8, cost_status),
+    cost_source = COALESCE(?9, cost_source),
+    pricing_version = COALESCE(?10, pricing_version),
+    billing_provider = COALESCE(billing_provider, ?11),
+    billing_base_url = COALESCE(billing_base_url, ?12),
+    billing_mode = COALESCE(billing_mode, ?13),
+    model = COALESCE(model, ?14),
+    api_call_count = COALESCE(api_call_count, 0) + CAST(?15 AS INTEGER)
+WHERE id = ?16
+`
+
+type SessionAddTokensParams struct {
+	InputTokens      int64
+	OutputTokens     int64
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+	ReasoningTokens  int64
+	EstimatedCostUSD *float64
+	ActualCostUSD    *float64
+	CostStatus       *string
+	CostSource       *string
+	PricingVersion   *string
+	BillingProvider  *string
+	BillingBaseURL   *string
+	BillingMode      *string
+	Model            *string
+	APICallCount     int64
+	ID               string
+}
+
+// SessionAddTokens is update_token_counts in incremental mode, column for
+// column (spec 6.5): counters add; the estimated cost becomes 0.0 from NULL
+// on the first call; the actual cost moves only when one is given; cost
+// status/source/pricing take a new non-NULL value; billing_* keep the first
+// non-NULL value forever; model is only backfilled.
+func (q *Queries) SessionAddTokens(ctx context.Context, db DBTX, arg SessionAddTokensParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionAddTokens,
+		arg.InputTokens,
+		arg.OutputTokens,
+		arg.CacheReadTokens,
+		arg.CacheWriteTokens,
+		arg.ReasoningTokens,
+		arg.EstimatedCostUSD,
+		arg.ActualCostUSD,
+		arg.CostStatus,
+		arg.CostSource,
+		arg.PricingVersion,
+		arg.BillingProvider,
+		arg.BillingBaseURL,
+		arg.BillingMode,
+		arg.Model,
+		arg.APICallCount,
+		arg.ID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionBrowse = `-- name: SessionBrowse :many
+SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.title, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.api_call_count,
+    CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
+FROM sessions s
+LEFT JOIN (
+    SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id
+) m ON m.session_id = s.id
+WHERE CAST(?1 AS TEXT) IS NULL OR s.source = ?1
+ORDER BY last_active DESC, s.started_at DESC, s.id DESC
+LIMIT ?3 OFFSET ?2
+`
+
+type SessionBrowseParams struct {
+	Source *string
+	Offset int64
+	Limit  int64
+}
+
+type SessionBrowseRow struct {
+	Session    Session
+	LastActive float64
+}
+
+// SessionBrowse is search_sessions: every session (children included) with
+// the time of its last message, most recently active first. The grouped
+// subquery reads the (session_id, timestamp) index once for all sessions.
+func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseParams) ([]SessionBrowseRow, error) {
+	rows, err := db.QueryContext(ctx, sessionBrowse, arg.Source, arg.Offset, arg.Limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SessionAncestorsRow{}
+	items := []SessionBrowseRow{}
 	for rows.Next() {
-		var i SessionAncestorsRow
+		var i SessionBrowseRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.Title,
-			&i.StartedAt,
-			&i.ParentSessionID,
-			&i.Depth,
+			&i.Session.ID,
+			&i.Session.Source,
+			&i.Session.UserID,
+			&i.Session.Model,
+			&i.Session.ModelConfig,
+			&i.Session.SystemPrompt,
+			&i.Session.ParentSessionID,
+			&i.Session.StartedAt,
+			&i.Session.EndedAt,
+			&i.Session.EndReason,
+			&i.Session.MessageCount,
+			&i.Session.ToolCallCount,
+			&i.Session.InputTokens,
+			&i.Session.OutputTokens,
+			&i.Session.Title,
+			&i.Session.CacheReadTokens,
+			&i.Session.CacheWriteTokens,
+			&i.Session.ReasoningTokens,
+			&i.Session.BillingProvider,
+			&i.Session.BillingBaseURL,
+			&i.Session.BillingMode,
+			&i.Session.EstimatedCostUSD,
+			&i.Session.ActualCostUSD,
+			&i.Session.CostStatus,
+			&i.Session.CostSource,
+			&i.Session.PricingVersion,
+			&i.Session.APICallCount,
+			&i.LastActive,
 		); err != nil {
 			return nil, err
 		}
@@ -126,57 +244,17 @@ func (q *Queries) SessionCreate(ctx context.Context, db DBTX, arg SessionCreateP
 	return result.RowsAffected()
 }
 
-const sessionDescendants = `-- name: SessionDescendants :many
-WITH RECURSIVE descendants(id, depth) AS (
-    SELECT s.id, 0 FROM sessions s WHERE s.id = ?1
-    UNION ALL
-    SELECT s.id, d.depth + 1
-    FROM descendants d JOIN sessions s ON s.parent_session_id = d.id
-    WHERE d.depth < 100
-)
-SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(d.depth AS INTEGER) AS depth
-FROM descendants d JOIN sessions s ON s.id = d.id
-ORDER BY d.depth, s.started_at, s.id
+const sessionDelete = `-- name: SessionDelete :execrows
+DELETE FROM sessions WHERE id = ?1
 `
 
-type SessionDescendantsRow struct {
-	ID              string
-	Title           *string
-	StartedAt       float64
-	ParentSessionID *string
-	Depth           int64
-}
-
-// SessionDescendants returns a session and every session below it:
-// depth 0 is the session itself, then its children (oldest first), their
-// children, and so on, at most 100 levels down.
-func (q *Queries) SessionDescendants(ctx context.Context, db DBTX, id string) ([]SessionDescendantsRow, error) {
-	rows, err := db.QueryContext(ctx, sessionDescendants, id)
+// SessionDelete deletes one session row (its messages first, by the caller).
+func (q *Queries) SessionDelete(ctx context.Context, db DBTX, id string) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionDelete, id)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Close()
-	items := []SessionDescendantsRow{}
-	for rows.Next() {
-		var i SessionDescendantsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Title,
-			&i.StartedAt,
-			&i.ParentSessionID,
-			&i.Depth,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return result.RowsAffected()
 }
 
 const sessionEnd = `-- name: SessionEnd :execrows
@@ -225,6 +303,20 @@ func (q *Queries) SessionEnsure(ctx context.Context, db DBTX, arg SessionEnsureP
 	return result.RowsAffected()
 }
 
+const sessionExists = `-- name: SessionExists :one
+SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
+`
+
+// SessionExists reports whether a session id exists; the store uses it to
+// tell "no such session" from "nothing to change" after an UPDATE matched no
+// row.
+func (q *Queries) SessionExists(ctx context.Context, db DBTX, id string) (bool, error) {
+	row := db.QueryRowContext(ctx, sessionExists, id)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const sessionGet = `-- name: SessionGet :one
 SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, api_call_count FROM sessions WHERE id = ?1
 `
@@ -267,102 +359,48 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 	return i, err
 }
 
-const sessionListRecent = `-- name: SessionListRecent :many
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.title, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.api_call_count,
-    CAST(COALESCE(
-        (SELECT SUBSTR(m.content, 1, 63)
-         FROM messages m
-         WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
-         ORDER BY m.timestamp, m.id LIMIT 1),
-        ''
-    ) AS TEXT) AS preview,
-    CAST(COALESCE(
-        (SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id),
-        s.started_at
-    ) AS REAL) AS last_active
-FROM sessions s
-ORDER BY s.started_at DESC, s.id DESC
-LIMIT ?1
+const sessionOrphanChildren = `-- name: SessionOrphanChildren :execrows
+UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1
 `
 
-type SessionListRecentRow struct {
-	ID               string
-	Source           string
-	UserID           *string
-	Model            *string
-	ModelConfig      *string
-	SystemPrompt     *string
-	ParentSessionID  *string
-	StartedAt        float64
-	EndedAt          *float64
-	EndReason        *string
-	MessageCount     *int64
-	ToolCallCount    *int64
-	InputTokens      *int64
-	OutputTokens     *int64
-	Title            *string
-	CacheReadTokens  *int64
-	CacheWriteTokens *int64
-	ReasoningTokens  *int64
-	BillingProvider  *string
-	BillingBaseURL   *string
-	BillingMode      *string
-	EstimatedCostUSD *float64
-	ActualCostUSD    *float64
-	CostStatus       *string
-	CostSource       *string
-	PricingVersion   *string
-	APICallCount     *int64
-	Preview          string
-	LastActive       float64
+// SessionOrphanChildren detaches a session's direct children (they become
+// roots; grandchildren keep their parent) so the session can be deleted
+// without a foreign-key error. There are no cascades in the schema.
+func (q *Queries) SessionOrphanChildren(ctx context.Context, db DBTX, id *string) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionOrphanChildren, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
 }
 
-// SessionListRecent is the recent-sessions query: newest first, each with the
-// first 63 characters of its first user message and the time of its last
-// message (its start when it has none).
-func (q *Queries) SessionListRecent(ctx context.Context, db DBTX, limit int64) ([]SessionListRecentRow, error) {
-	rows, err := db.QueryContext(ctx, sessionListRecent, limit)
+const sessionPruneCandidates = `-- name: SessionPruneCandidates :many
+SELECT id FROM sessions
+WHERE started_at < ?1 AND ended_at IS NOT NULL
+  AND (CAST(?2 AS TEXT) IS NULL OR source = ?2)
+ORDER BY started_at, id
+`
+
+type SessionPruneCandidatesParams struct {
+	Cutoff float64
+	Source *string
+}
+
+// SessionPruneCandidates lists the ended sessions started before a cutoff,
+// of one source or of all (NULL). Active sessions are never candidates.
+func (q *Queries) SessionPruneCandidates(ctx context.Context, db DBTX, arg SessionPruneCandidatesParams) ([]string, error) {
+	rows, err := db.QueryContext(ctx, sessionPruneCandidates, arg.Cutoff, arg.Source)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SessionListRecentRow{}
+	items := []string{}
 	for rows.Next() {
-		var i SessionListRecentRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Source,
-			&i.UserID,
-			&i.Model,
-			&i.ModelConfig,
-			&i.SystemPrompt,
-			&i.ParentSessionID,
-			&i.StartedAt,
-			&i.EndedAt,
-			&i.EndReason,
-			&i.MessageCount,
-			&i.ToolCallCount,
-			&i.InputTokens,
-			&i.OutputTokens,
-			&i.Title,
-			&i.CacheReadTokens,
-			&i.CacheWriteTokens,
-			&i.ReasoningTokens,
-			&i.BillingProvider,
-			&i.BillingBaseURL,
-			&i.BillingMode,
-			&i.EstimatedCostUSD,
-			&i.ActualCostUSD,
-			&i.CostStatus,
-			&i.CostSource,
-			&i.PricingVersion,
-			&i.APICallCount,
-			&i.Preview,
-			&i.LastActive,
-		); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
@@ -386,47 +424,28 @@ func (q *Queries) SessionReopen(ctx context.Context, db DBTX, id string) (int64,
 	return result.RowsAffected()
 }
 
-const sessionTokenStatsByModel = `-- name: SessionTokenStatsByModel :many
-SELECT CAST(model AS TEXT) AS model,
-    COUNT(*) AS session_count,
-    CAST(COALESCE(SUM(input_tokens), 0) AS INTEGER) AS total_input,
-    CAST(COALESCE(SUM(output_tokens), 0) AS INTEGER) AS total_output,
-    CAST(TOTAL(estimated_cost_usd) AS REAL) AS total_cost
-FROM sessions
-WHERE model IS NOT NULL
-GROUP BY model
-ORDER BY total_cost DESC, model
+const sessionResolvePrefix = `-- name: SessionResolvePrefix :many
+SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
+ORDER BY started_at DESC LIMIT 2
 `
 
-type SessionTokenStatsByModelRow struct {
-	Model        string
-	SessionCount int64
-	TotalInput   int64
-	TotalOutput  int64
-	TotalCost    float64
-}
-
-// SessionTokenStatsByModel totals tokens and estimated cost per model,
-// costliest first. TOTAL() is 0.0 where every cost is NULL.
-func (q *Queries) SessionTokenStatsByModel(ctx context.Context, db DBTX) ([]SessionTokenStatsByModelRow, error) {
-	rows, err := db.QueryContext(ctx, sessionTokenStatsByModel)
+// SessionResolvePrefix finds sessions whose id starts with a prefix. The
+// pattern arrives LIKE-escaped with a trailing %; two rows are enough to tell
+// a unique prefix from an ambiguous one. LIKE is ASCII case-insensitive, as
+// in the original.
+func (q *Queries) SessionResolvePrefix(ctx context.Context, db DBTX, pattern string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, sessionResolvePrefix, pattern)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SessionTokenStatsByModelRow{}
+	items := []string{}
 	for rows.Next() {
-		var i SessionTokenStatsByModelRow
-		if err := rows.Scan(
-			&i.Model,
-			&i.SessionCount,
-			&i.TotalInput,
-			&i.TotalOutput,
-			&i.TotalCost,
-		); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
@@ -437,100 +456,96 @@ func (q *Queries) SessionTokenStatsByModel(ctx context.Context, db DBTX) ([]Sess
 	return items, nil
 }
 
-const sessionTokenStatsBySource = `-- name: SessionTokenStatsBySource :many
-SELECT source,
-    COUNT(*) AS session_count,
-    CAST(COALESCE(SUM(input_tokens), 0) AS INTEGER) AS total_input,
-    CAST(COALESCE(SUM(output_tokens), 0) AS INTEGER) AS total_output,
-    CAST(TOTAL(estimated_cost_usd) AS REAL) AS total_cost
-FROM sessions
-GROUP BY source
-ORDER BY total_cost DESC, source
+const sessionSetMessageCounts = `-- name: SessionSetMessageCounts :execrows
+UPDATE sessions SET message_count = CAST(?1 AS INTEGER), tool_call_count = CAST(?2 AS INTEGER)
+WHERE id = ?3
 `
 
-type SessionTokenStatsBySourceRow struct {
-	Source       string
-	SessionCount int64
-	TotalInput   int64
-	TotalOutput  int64
-	TotalCost    float64
+type SessionSetMessageCountsParams struct {
+	MessageCount  int64
+	ToolCallCount int64
+	ID            string
 }
 
-// SessionTokenStatsBySource is the same totals per source (platform).
-func (q *Queries) SessionTokenStatsBySource(ctx context.Context, db DBTX) ([]SessionTokenStatsBySourceRow, error) {
-	rows, err := db.QueryContext(ctx, sessionTokenStatsBySource)
+// SessionSetMessageCounts sets both counters after a transcript is replaced
+// or cleared.
+func (q *Queries) SessionSetMessageCounts(ctx context.Context, db DBTX, arg SessionSetMessageCountsParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetMessageCounts, arg.MessageCount, arg.ToolCallCount, arg.ID)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Close()
-	items := []SessionTokenStatsBySourceRow{}
-	for rows.Next() {
-		var i SessionTokenStatsBySourceRow
-		if err := rows.Scan(
-			&i.Source,
-			&i.SessionCount,
-			&i.TotalInput,
-			&i.TotalOutput,
-			&i.TotalCost,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return result.RowsAffected()
 }
 
-const sessionTopByTokens = `-- name: SessionTopByTokens :many
-SELECT id, title, model,
-    CAST(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) AS INTEGER) AS total_tokens,
-    estimated_cost_usd
-FROM sessions
-ORDER BY total_tokens DESC, id
-LIMIT ?1
+const sessionSetTokens = `-- name: SessionSetTokens :execrows
+UPDATE sessions SET
+    input_tokens = CAST(?1 AS INTEGER),
+    output_tokens = CAST(?2 AS INTEGER),
+    cache_read_tokens = CAST(?3 AS INTEGER),
+    cache_write_tokens = CAST(?4 AS INTEGER),
+    reasoning_tokens = CAST(?5 AS INTEGER),
+    estimated_cost_usd = COALESCE(?6, 0),
+    actual_cost_usd = CASE
+        WHEN CAST(?7 AS REAL) IS NULL THEN actual_cost_usd
+        ELSE ?7
+    END,
+    cost_status = COALESCE(?8, cost_status),
+    cost_source = COALESCE(?9, cost_source),
+    pricing_version = COALESCE(?10, pricing_version),
+    billing_provider = COALESCE(billing_provider, ?11),
+    billing_base_url = COALESCE(billing_base_url, ?12),
+    billing_mode = COALESCE(billing_mode, ?13),
+    model = COALESCE(model, ?14),
+    api_call_count = CAST(?15 AS INTEGER)
+WHERE id = ?16
 `
 
-type SessionTopByTokensRow struct {
-	ID               string
-	Title            *string
-	Model            *string
-	TotalTokens      int64
+type SessionSetTokensParams struct {
+	InputTokens      int64
+	OutputTokens     int64
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+	ReasoningTokens  int64
 	EstimatedCostUSD *float64
+	ActualCostUSD    *float64
+	CostStatus       *string
+	CostSource       *string
+	PricingVersion   *string
+	BillingProvider  *string
+	BillingBaseURL   *string
+	BillingMode      *string
+	Model            *string
+	APICallCount     int64
+	ID               string
 }
 
-// SessionTopByTokens lists the sessions with the most input+output tokens.
-func (q *Queries) SessionTopByTokens(ctx context.Context, db DBTX, limit int64) ([]SessionTopByTokensRow, error) {
-	rows, err := db.QueryContext(ctx, sessionTopByTokens, limit)
+// SessionSetTokens is update_token_counts in absolute mode: the counters and
+// api_call_count are set (an omitted one becomes 0, as in the original), the
+// estimated cost is set with NULL meaning 0.0, the actual cost is set only
+// when given; the text columns follow the incremental rules.
+func (q *Queries) SessionSetTokens(ctx context.Context, db DBTX, arg SessionSetTokensParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetTokens,
+		arg.InputTokens,
+		arg.OutputTokens,
+		arg.CacheReadTokens,
+		arg.CacheWriteTokens,
+		arg.ReasoningTokens,
+		arg.EstimatedCostUSD,
+		arg.ActualCostUSD,
+		arg.CostStatus,
+		arg.CostSource,
+		arg.PricingVersion,
+		arg.BillingProvider,
+		arg.BillingBaseURL,
+		arg.BillingMode,
+		arg.Model,
+		arg.APICallCount,
+		arg.ID,
+	)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Close()
-	items := []SessionTopByTokensRow{}
-	for rows.Next() {
-		var i SessionTopByTokensRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Title,
-			&i.Model,
-			&i.TotalTokens,
-			&i.EstimatedCostUSD,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return result.RowsAffected()
 }
 
 const sessionUpdateSystemPrompt = `-- name: SessionUpdateSystemPrompt :execrows

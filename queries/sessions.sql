@@ -4,6 +4,20 @@
 -- name: SessionGet :one
 SELECT * FROM sessions WHERE id = @id;
 
+-- SessionExists reports whether a session id exists; the store uses it to
+-- tell "no such session" from "nothing to change" after an UPDATE matched no
+-- row.
+-- name: SessionExists :one
+SELECT EXISTS (SELECT 1 FROM sessions WHERE id = @id);
+
+-- SessionResolvePrefix finds sessions whose id starts with a prefix. The
+-- pattern arrives LIKE-escaped with a trailing %; two rows are enough to tell
+-- a unique prefix from an ambiguous one. LIKE is ASCII case-insensitive, as
+-- in the original.
+-- name: SessionResolvePrefix :many
+SELECT id FROM sessions WHERE id LIKE @pattern ESCAPE char(92)
+ORDER BY started_at DESC LIMIT 2;
+
 -- SessionCreate inserts a session; OR IGNORE makes the first row for an id
 -- win (0 rows affected: it existed). A parent_session_id naming no session
 -- still fails: OR IGNORE does not cover foreign keys.
@@ -32,6 +46,91 @@ UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = @id;
 -- name: SessionUpdateSystemPrompt :execrows
 UPDATE sessions SET system_prompt = @system_prompt WHERE id = @id;
 
+-- SessionAddTokens is update_token_counts in incremental mode, column for
+-- column (spec 6.5): counters add; the estimated cost becomes 0.0 from NULL
+-- on the first call; the actual cost moves only when one is given; cost
+-- status/source/pricing take a new non-NULL value; billing_* keep the first
+-- non-NULL value forever; model is only backfilled.
+-- name: SessionAddTokens :execrows
+UPDATE sessions SET
+    input_tokens = input_tokens + CAST(@input_tokens AS INTEGER),
+    output_tokens = output_tokens + CAST(@output_tokens AS INTEGER),
+    cache_read_tokens = cache_read_tokens + CAST(@cache_read_tokens AS INTEGER),
+    cache_write_tokens = cache_write_tokens + CAST(@cache_write_tokens AS INTEGER),
+    reasoning_tokens = reasoning_tokens + CAST(@reasoning_tokens AS INTEGER),
+    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(sqlc.narg(estimated_cost_usd), 0),
+    actual_cost_usd = CASE
+        WHEN CAST(sqlc.narg(actual_cost_usd) AS REAL) IS NULL THEN actual_cost_usd
+        ELSE COALESCE(actual_cost_usd, 0) + sqlc.narg(actual_cost_usd)
+    END,
+    cost_status = COALESCE(sqlc.narg(cost_status), cost_status),
+    cost_source = COALESCE(sqlc.narg(cost_source), cost_source),
+    pricing_version = COALESCE(sqlc.narg(pricing_version), pricing_version),
+    billing_provider = COALESCE(billing_provider, sqlc.narg(billing_provider)),
+    billing_base_url = COALESCE(billing_base_url, sqlc.narg(billing_base_url)),
+    billing_mode = COALESCE(billing_mode, sqlc.narg(billing_mode)),
+    model = COALESCE(model, sqlc.narg(model)),
+    api_call_count = COALESCE(api_call_count, 0) + CAST(@api_call_count AS INTEGER)
+WHERE id = @id;
+
+-- SessionSetTokens is update_token_counts in absolute mode: the counters and
+-- api_call_count are set (an omitted one becomes 0, as in the original), the
+-- estimated cost is set with NULL meaning 0.0, the actual cost is set only
+-- when given; the text columns follow the incremental rules.
+-- name: SessionSetTokens :execrows
+UPDATE sessions SET
+    input_tokens = CAST(@input_tokens AS INTEGER),
+    output_tokens = CAST(@output_tokens AS INTEGER),
+    cache_read_tokens = CAST(@cache_read_tokens AS INTEGER),
+    cache_write_tokens = CAST(@cache_write_tokens AS INTEGER),
+    reasoning_tokens = CAST(@reasoning_tokens AS INTEGER),
+    estimated_cost_usd = COALESCE(sqlc.narg(estimated_cost_usd), 0),
+    actual_cost_usd = CASE
+        WHEN CAST(sqlc.narg(actual_cost_usd) AS REAL) IS NULL THEN actual_cost_usd
+        ELSE sqlc.narg(actual_cost_usd)
+    END,
+    cost_status = COALESCE(sqlc.narg(cost_status), cost_status),
+    cost_source = COALESCE(sqlc.narg(cost_source), cost_source),
+    pricing_version = COALESCE(sqlc.narg(pricing_version), pricing_version),
+    billing_provider = COALESCE(billing_provider, sqlc.narg(billing_provider)),
+    billing_base_url = COALESCE(billing_base_url, sqlc.narg(billing_base_url)),
+    billing_mode = COALESCE(billing_mode, sqlc.narg(billing_mode)),
+    model = COALESCE(model, sqlc.narg(model)),
+    api_call_count = CAST(@api_call_count AS INTEGER)
+WHERE id = @id;
+
+-- SessionAddMessageCounts counts one appended message and its tool calls.
+-- (A NULL counter in a legacy row stays NULL, as in the original.)
+-- name: SessionAddMessageCounts :execrows
+UPDATE sessions SET
+    message_count = message_count + 1,
+    tool_call_count = tool_call_count + CAST(@tool_calls AS INTEGER)
+WHERE id = @id;
+
+-- SessionSetMessageCounts sets both counters after a transcript is replaced
+-- or cleared.
+-- name: SessionSetMessageCounts :execrows
+UPDATE sessions SET message_count = CAST(@message_count AS INTEGER), tool_call_count = CAST(@tool_call_count AS INTEGER)
+WHERE id = @id;
+
+-- SessionOrphanChildren detaches a session's direct children (they become
+-- roots; grandchildren keep their parent) so the session can be deleted
+-- without a foreign-key error. There are no cascades in the schema.
+-- name: SessionOrphanChildren :execrows
+UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = @id;
+
+-- SessionDelete deletes one session row (its messages first, by the caller).
+-- name: SessionDelete :execrows
+DELETE FROM sessions WHERE id = @id;
+
+-- SessionPruneCandidates lists the ended sessions started before a cutoff,
+-- of one source or of all (NULL). Active sessions are never candidates.
+-- name: SessionPruneCandidates :many
+SELECT id FROM sessions
+WHERE started_at < @cutoff AND ended_at IS NOT NULL
+  AND (CAST(sqlc.narg(source) AS TEXT) IS NULL OR source = sqlc.narg(source))
+ORDER BY started_at, id;
+
 -- SessionCount counts every session.
 -- name: SessionCount :one
 SELECT COUNT(*) FROM sessions;
@@ -40,86 +139,16 @@ SELECT COUNT(*) FROM sessions;
 -- name: SessionCountBySource :one
 SELECT COUNT(*) FROM sessions WHERE source = @source;
 
--- SessionAncestors walks parent_session_id from a session to its root:
--- depth 0 is the session itself, then its parent, and so on. The walk stops
--- after 100 hops (the original's bound for lineage walks), so a cycle written
--- by hand cannot loop forever.
--- name: SessionAncestors :many
-WITH RECURSIVE lineage(id, depth) AS (
-    SELECT s.id, 0 FROM sessions s WHERE s.id = @id
-    UNION ALL
-    SELECT s.parent_session_id, l.depth + 1
-    FROM lineage l JOIN sessions s ON s.id = l.id
-    WHERE s.parent_session_id IS NOT NULL AND l.depth < 100
-)
-SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(l.depth AS INTEGER) AS depth
-FROM lineage l JOIN sessions s ON s.id = l.id
-ORDER BY l.depth;
-
--- SessionDescendants returns a session and every session below it:
--- depth 0 is the session itself, then its children (oldest first), their
--- children, and so on, at most 100 levels down.
--- name: SessionDescendants :many
-WITH RECURSIVE descendants(id, depth) AS (
-    SELECT s.id, 0 FROM sessions s WHERE s.id = @id
-    UNION ALL
-    SELECT s.id, d.depth + 1
-    FROM descendants d JOIN sessions s ON s.parent_session_id = d.id
-    WHERE d.depth < 100
-)
-SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(d.depth AS INTEGER) AS depth
-FROM descendants d JOIN sessions s ON s.id = d.id
-ORDER BY d.depth, s.started_at, s.id;
-
--- SessionListRecent is the recent-sessions query: newest first, each with the
--- first 63 characters of its first user message and the time of its last
--- message (its start when it has none).
--- name: SessionListRecent :many
-SELECT s.*,
-    CAST(COALESCE(
-        (SELECT SUBSTR(m.content, 1, 63)
-         FROM messages m
-         WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
-         ORDER BY m.timestamp, m.id LIMIT 1),
-        ''
-    ) AS TEXT) AS preview,
-    CAST(COALESCE(
-        (SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id),
-        s.started_at
-    ) AS REAL) AS last_active
+-- SessionBrowse is search_sessions: every session (children included) with
+-- the time of its last message, most recently active first. The grouped
+-- subquery reads the (session_id, timestamp) index once for all sessions.
+-- name: SessionBrowse :many
+SELECT sqlc.embed(s),
+    CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
 FROM sessions s
-ORDER BY s.started_at DESC, s.id DESC
-LIMIT @limit;
-
--- SessionTokenStatsByModel totals tokens and estimated cost per model,
--- costliest first. TOTAL() is 0.0 where every cost is NULL.
--- name: SessionTokenStatsByModel :many
-SELECT CAST(model AS TEXT) AS model,
-    COUNT(*) AS session_count,
-    CAST(COALESCE(SUM(input_tokens), 0) AS INTEGER) AS total_input,
-    CAST(COALESCE(SUM(output_tokens), 0) AS INTEGER) AS total_output,
-    CAST(TOTAL(estimated_cost_usd) AS REAL) AS total_cost
-FROM sessions
-WHERE model IS NOT NULL
-GROUP BY model
-ORDER BY total_cost DESC, model;
-
--- SessionTokenStatsBySource is the same totals per source (platform).
--- name: SessionTokenStatsBySource :many
-SELECT source,
-    COUNT(*) AS session_count,
-    CAST(COALESCE(SUM(input_tokens), 0) AS INTEGER) AS total_input,
-    CAST(COALESCE(SUM(output_tokens), 0) AS INTEGER) AS total_output,
-    CAST(TOTAL(estimated_cost_usd) AS REAL) AS total_cost
-FROM sessions
-GROUP BY source
-ORDER BY total_cost DESC, source;
-
--- SessionTopByTokens lists the sessions with the most input+output tokens.
--- name: SessionTopByTokens :many
-SELECT id, title, model,
-    CAST(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) AS INTEGER) AS total_tokens,
-    estimated_cost_usd
-FROM sessions
-ORDER BY total_tokens DESC, id
-LIMIT @limit;
+LEFT JOIN (
+    SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id
+) m ON m.session_id = s.id
+WHERE CAST(sqlc.narg(source) AS TEXT) IS NULL OR s.source = sqlc.narg(source)
+ORDER BY last_active DESC, s.started_at DESC, s.id DESC
+LIMIT @limit OFFSET @offset;

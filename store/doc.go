@@ -22,11 +22,46 @@
 // after every Options.CheckpointEvery-th write. [Store.Stats] counts writes,
 // retries, busy failures and checkpoints.
 //
+// # The API
+//
+// The methods are the original SessionDB's, typed, each taking a context
+// first and running as one transaction (reads in one snapshot of the
+// read-only pool):
+//
+//   - sessions: [Store.CreateSession], [Store.EnsureSession],
+//     [Store.EndSession], [Store.ReopenSession], [Store.UpdateSystemPrompt],
+//     [Store.UpdateTokenCounts], [Store.GetSession], [Store.ResolveSessionID]
+//   - titles: [SanitizeTitle], [Store.SetSessionTitle], [Store.SessionTitle],
+//     [Store.SessionByTitle], [Store.ResolveSessionByTitle],
+//     [Store.NextTitleInLineage]
+//   - lineage: [Store.CompressionTip], [Store.ResolveResumeSessionID],
+//     [Store.Lineage], [Store.Ancestors], [Store.Descendants]
+//   - listing: [Store.ListSessionsRich], [Store.SearchSessions],
+//     [Store.SessionCount], [Store.MessageCount]
+//   - messages: [Store.AppendMessage], [Store.ReplaceMessages],
+//     [Store.GetMessages], [Store.EachMessage], [Store.Conversation],
+//     [Store.ClearMessages]
+//   - search: [Store.SearchMessages] (query language: package fts)
+//   - export and cleanup: [Store.ExportSession], [Store.ExportAll],
+//     [Store.ExportJSONL], [Store.DeleteSession], [Store.PruneSessions]
+//   - maintenance: [Store.GetMeta], [Store.SetMeta], [Store.Vacuum],
+//     [Store.AutoMaintain], [Store.Checkpoint]
+//
+// Timestamps are REAL epoch seconds ([Timestamp]) exactly as the original
+// stores them. JSON columns take and return [encoding/json.RawMessage]; the
+// store writes the text Python's json.dumps writes, because that text is
+// what full-text search indexes. For large histories [Store.EachMessage]
+// and [Store.ExportJSONL] stream in bounded memory.
+//
 // # Errors
 //
-// Failures match the sentinels in errors.go with errors.Is: [ErrBusy],
-// [ErrClosed], [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrNoFTS5],
-// [ErrSQLiteVersion], [ErrNotWAL]. The driver's error stays wrapped inside.
+// Failures match the sentinels in errors.go with errors.Is: [ErrNotFound]
+// (and [ErrSessionNotFound], [ErrParentNotFound], [ErrAmbiguous], which
+// match it), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
+// [ErrInvalidText], [ErrBusy], [ErrClosed], and at Open [ErrNotDatabase],
+// [ErrCantOpen], [ErrReadOnly], [ErrNoFTS5], [ErrSQLiteVersion],
+// [ErrNotWAL]. The driver's error stays wrapped inside. A failed write
+// leaves the database exactly as it was.
 //
 // # Changing the schema
 //
@@ -34,9 +69,12 @@
 //     sections) and raise migrations.Latest.
 //  2. Run make generate: schema/schema.sql is dumped from the migrations and
 //     sqlc regenerates package db from queries/*.sql.
-//  3. Add or change the queries in ../queries (one file per table,
-//     noun-first names such as SessionGet, named parameters only) and
-//     regenerate.
+//  3. Add or change the queries in ../queries (one file per subject,
+//     noun-first names such as SessionGet, named parameters only; keep the
+//     comments ASCII: sqlc v1.31.1 mis-slices a file whose comments hold
+//     multi-byte characters) and regenerate. Statements sqlc cannot parse
+//     (the FTS searches) live in search_sql.go and are prepared by
+//     TestHandWrittenSQLPrepares.
 //  4. Test the migration on a database holding rows of the previous version;
 //     make verify and make test must pass.
 package store

@@ -2,7 +2,9 @@ package store
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
 )
@@ -12,6 +14,45 @@ import (
 var (
 	// ErrClosed is returned by every call on a Store after Close.
 	ErrClosed = errors.New("store: closed")
+
+	// ErrNotFound is returned when the thing asked for does not exist: a
+	// session by id, prefix or title, an export. ErrSessionNotFound and
+	// ErrParentNotFound match it too.
+	ErrNotFound = errors.New("store: not found")
+
+	// ErrSessionNotFound is returned by a write that names a session that
+	// does not exist (appending a message, ending, titling, counting
+	// tokens). The database is unchanged. It matches ErrNotFound.
+	ErrSessionNotFound = fmt.Errorf("%w: no such session", ErrNotFound)
+
+	// ErrParentNotFound is returned by CreateSession when ParentSessionID
+	// names no session (the original raises the foreign-key
+	// IntegrityError). Nothing is written. It matches ErrNotFound.
+	ErrParentNotFound = fmt.Errorf("%w: no such parent session", ErrNotFound)
+
+	// ErrAmbiguous is returned by ResolveSessionID when a prefix matches
+	// more than one session. It matches ErrNotFound as well, since the
+	// original returns None for both.
+	ErrAmbiguous = fmt.Errorf("%w: ambiguous session id prefix", ErrNotFound)
+
+	// ErrTitleInUse is matched by the *TitleInUseError SetSessionTitle
+	// returns when another session already has the title.
+	ErrTitleInUse = errors.New("store: title already in use")
+
+	// ErrTitleTooLong is returned when a title is longer than
+	// MaxTitleLength code points after sanitising; the message is the
+	// original's, e.g. "Title too long (101 chars, max 100)".
+	ErrTitleTooLong = pytext.ErrTitleTooLong
+
+	// ErrInvalidJSON is returned when a JSON column value (tool calls, model
+	// config, reasoning details, codex items) is not one valid JSON value.
+	// Nothing is written.
+	ErrInvalidJSON = errors.New("store: invalid JSON")
+
+	// ErrInvalidText is returned when a text argument is not valid UTF-8:
+	// the original (Python) could not read such a row back. Nothing is
+	// written.
+	ErrInvalidText = errors.New("store: text is not valid UTF-8")
 
 	// ErrBusy is returned when another connection held the write lock for
 	// the whole retry budget (Options.WriteAttempts).
@@ -44,3 +85,19 @@ var (
 	// without migrating it, as the original does.
 	ErrNewerSchema = migrations.ErrNewerSchema
 )
+
+// TitleInUseError is returned by SetSessionTitle when another session holds
+// the title. It matches ErrTitleInUse; its message is the original's.
+type TitleInUseError struct {
+	Title     string // the sanitised title
+	SessionID string // the session that holds it
+}
+
+// Error returns the original's message, e.g. "Title 'my project' is already
+// in use by session s1".
+func (e *TitleInUseError) Error() string {
+	return fmt.Sprintf("Title '%s' is already in use by session %s", e.Title, e.SessionID)
+}
+
+// Is makes errors.Is(err, ErrTitleInUse) true.
+func (e *TitleInUseError) Is(target error) bool { return target == ErrTitleInUse }

@@ -58,6 +58,10 @@ type Options struct {
 	// Logger receives migration, reconcile and checkpoint events; nil logs
 	// nothing.
 	Logger *slog.Logger
+	// Now is the clock for every timestamp the store writes (started_at,
+	// ended_at, message timestamps) and for the age cutoffs of pruning.
+	// Nil: time.Now. Tests set it to get exact values.
+	Now func() time.Time
 }
 
 // withDefaults returns o with every zero field replaced by its default.
@@ -83,6 +87,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.ReadConnections <= 0 {
 		r.ReadConnections = DefaultReadConnections
+	}
+	if r.Now == nil {
+		r.Now = time.Now
 	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/hermesstate/hermesstate/internal/pyjson"
+)
+
+// The JSON columns (sessions.model_config, messages.tool_calls,
+// reasoning_details, codex_reasoning_items, codex_message_items) hold the
+// text Python's json.dumps writes with default arguments: ", " and ": "
+// separators, non-ASCII as \uXXXX, keys in the caller's order, no HTML
+// escaping. That text is what the FTS indexes and the LIKE search see, so a
+// row written here searches exactly like one the original wrote.
+
+// encodeJSON returns the column value for a JSON argument: NULL for a value
+// Python treats as falsy (absent, null, false, 0, "", [], {}), as the
+// original stores `json.dumps(x) if x else None`; otherwise the Python-format
+// text. Text that is not one JSON value is an ErrInvalidJSON naming field.
+func encodeJSON(field string, raw json.RawMessage) (*string, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	text, err := pyjson.Encode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
+	}
+	if !pyjson.Truthy([]byte(text)) {
+		return nil, nil
+	}
+	return &text, nil
+}
+
+// rawJSON returns a stored JSON column for a caller: the text unchanged, or,
+// when it is not JSON (a row written by hand), a JSON string holding it.
+func rawJSON(col *string) json.RawMessage {
+	if col == nil {
+		return nil
+	}
+	if json.Valid([]byte(*col)) {
+		return json.RawMessage(*col)
+	}
+	quoted, _ := json.Marshal(*col) // a string always marshals
+	return quoted
+}
+
+// toolCallsJSON is a stored tool_calls column as the original reads it:
+// nil when NULL or empty (Python's truthiness test skips it), the text when
+// it decodes, and [] when it does not (get_messages and conversation replay
+// both fall back to []).
+func toolCallsJSON(col *string) json.RawMessage { return storedJSON(col, "[]") }
+
+// decodedJSON is the conversation-replay rule for reasoning_details and the
+// codex columns: as toolCallsJSON, but text that does not decode reads as
+// JSON null (the original keeps the key with None).
+func decodedJSON(col *string) json.RawMessage { return storedJSON(col, "null") }
+
+// storedJSON returns nil for a NULL or empty column, the column's text when
+// it is JSON, and invalid otherwise.
+func storedJSON(col *string, invalid string) json.RawMessage {
+	if col == nil || *col == "" {
+		return nil
+	}
+	if !json.Valid([]byte(*col)) {
+		return json.RawMessage(invalid)
+	}
+	return json.RawMessage(*col)
+}
+
+// checkText returns ErrInvalidText naming field when s is not valid UTF-8.
+// Python strings are always valid Unicode, so the original could not read a
+// row holding such bytes; the store refuses them before writing anything.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%w: %s", ErrInvalidText, field)
+	}
+	return nil
+}
+
+// checkTexts runs checkText over name/value pairs, skipping nil values.
+func checkTexts(fields ...any) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		name := fields[i].(string)
+		switch v := fields[i+1].(type) {
+		case string:
+			if err := checkText(name, v); err != nil {
+				return err
+			}
+		case *string:
+			if v != nil {
+				if err := checkText(name, *v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/hermesstate/hermesstate/db"
+)
+
+// read runs fn in one read transaction on the read-only pool while the
+// store is open, so every statement fn runs sees the same committed state
+// (one WAL snapshot) even while other connections write. The transaction is
+// DEFERRED (the reader DSN sets no _txlock) and only ever reads; it is
+// rolled back, which for a read transaction just ends it.
+//
+// A function rather than a method because Go methods cannot be generic.
+func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	var zero T
+	if err := s.acquire(); err != nil {
+		return zero, err
+	}
+	defer s.release()
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return zero, fmt.Errorf("store: begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(ctx, tx)
+}
+
+// readEach is read for callers that stream: fn gets the transaction itself
+// so it can hold several cursors open in one snapshot.
+func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	_, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+		return struct{}{}, fn(ctx, q.(*sql.Tx))
+	})
+	return err
+}

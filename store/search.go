@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/fts"
+)
+
+// SearchOptions filter and page SearchMessages.
+type SearchOptions struct {
+	// Sources keeps only messages of sessions from these sources. nil keeps
+	// every source; an empty non-nil slice keeps none (the original's
+	// source_filter=[]).
+	Sources []string
+	// ExcludeSources leaves out these sources (nil or empty: none).
+	ExcludeSources []string
+	// Roles keeps only these roles (nil or empty: all).
+	Roles []string
+	// Limit is the page size; 0 means 20. Offset skips that many hits.
+	Limit, Offset int
+}
+
+// SearchResult is one message that matched a search.
+type SearchResult struct {
+	ID        int64  `json:"id"`
+	SessionID string `json:"session_id"`
+	Role      string `json:"role"`
+	// Snippet is the matched text: on the full-text paths SQLite's snippet
+	// of the indexed text (content, tool name and tool calls joined by
+	// spaces) with >>>match<<< markers and "..." where cut; on the LIKE path
+	// up to 120 characters of content around the first occurrence, without
+	// markers, nil when the message has no content.
+	Snippet        *string   `json:"snippet"`
+	Timestamp      Timestamp `json:"timestamp"`
+	ToolName       *string   `json:"tool_name"`
+	Source         string    `json:"source"`
+	Model          *string   `json:"model"`
+	SessionStarted Timestamp `json:"session_started"`
+	// Context is the previous message of the same session, the match
+	// itself, and the next one (fewer at a session's ends), each cut to 200
+	// characters.
+	Context []ContextMessage `json:"context"`
+}
+
+// ContextMessage is one message around a search hit.
+type ContextMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// SearchMessages finds messages matching query. The query language is the
+// fts package's (see fts.Parse): words, "quoted phrases", prefix*,
+// AND/OR/NOT. Text without CJK is ranked by relevance (bm25) over the
+// unicode61 index; text with CJK goes to the trigram index when every CJK
+// word has at least three characters, and otherwise to a substring (LIKE)
+// scan, newest first. Unlike the original, no input is a query syntax
+// error: anything typed is searched for, and a query with nothing
+// searchable in it returns no results.
+//
+// Any database failure is returned, never reported as "no results".
+//
+// It returns ErrClosed.
+func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOptions) ([]SearchResult, error) {
+	q := fts.Parse(query)
+	if q.Route == fts.RouteNone {
+		return []SearchResult{}, nil
+	}
+	limit := opts.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	args := []any{nil, jsonList(opts.Sources, true), jsonList(opts.ExcludeSources, false),
+		jsonList(opts.Roles, false), limit, opts.Offset, nil}
+	var stmt string
+	switch q.Route {
+	case fts.RouteUnicode61:
+		stmt, args[0] = searchUnicode61SQL, q.Match
+	case fts.RouteTrigram:
+		stmt, args[0] = searchTrigramSQL, q.Match
+	case fts.RouteLike:
+		args[6] = q.Anchor
+		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
+			stmt, args[0] = searchLikeSQL, likePattern(q.Groups[0].All[0])
+		} else {
+			stmt, args[0] = searchLikeGroupsSQL, likeGroupsJSON(q.Groups)
+		}
+	}
+	res, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
+		hits, err := scanHits(ctx, q, stmt, args)
+		if err != nil {
+			return nil, err
+		}
+		for i := range hits {
+			rows, err := s.q.MessageContext(ctx, q, hits[i].ID)
+			if err != nil {
+				return nil, err
+			}
+			hits[i].Context = make([]ContextMessage, len(rows))
+			for j, r := range rows {
+				hits[i].Context[j] = ContextMessage{Role: r.Role, Content: r.Content}
+			}
+		}
+		return hits, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: search %q: %w", query, err)
+	}
+	return res, nil
+}
+
+// scanHits runs one search statement and reads its hits.
+func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]SearchResult, error) {
+	rows, err := q.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	hits := []SearchResult{}
+	for rows.Next() {
+		var h SearchResult
+		var ts, started float64
+		var snippet sql.NullString
+		if err := rows.Scan(&h.ID, &h.SessionID, &h.Role, &snippet, &ts, &h.ToolName, &h.Source, &h.Model, &started); err != nil {
+			return nil, err
+		}
+		if snippet.Valid {
+			h.Snippet = &snippet.String
+		}
+		h.Timestamp, h.SessionStarted = Timestamp(ts), Timestamp(started)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// jsonList binds a filter list: nil when the filter is off. A nil slice is
+// off; an empty one is off too unless emptyMeansNone (the original's
+// source_filter=[] keeps nothing, its exclude and role filters treat [] as
+// absent).
+func jsonList(items []string, emptyMeansNone bool) any {
+	if items == nil || (len(items) == 0 && !emptyMeansNone) {
+		return nil
+	}
+	return *jsonArray(items)
+}
+
+// likePattern is a literal term as a LIKE pattern matching it anywhere.
+func likePattern(term string) string { return "%" + fts.EscapeLike(term) + "%" }
+
+// likeGroupsJSON encodes the LIKE groups for searchLikeGroupsSQL.
+func likeGroupsJSON(groups []fts.LikeGroup) string {
+	type group struct {
+		All  []string `json:"all"`
+		None []string `json:"none"`
+	}
+	out := make([]group, len(groups))
+	for i, g := range groups {
+		out[i] = group{All: make([]string, len(g.All)), None: make([]string, len(g.None))}
+		for j, t := range g.All {
+			out[i].All[j] = likePattern(t)
+		}
+		for j, t := range g.None {
+			out[i].None[j] = likePattern(t)
+		}
+	}
+	b, _ := json.Marshal(out) // strings and slices always marshal
+	return string(b)
+}

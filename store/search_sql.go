@@ -1,0 +1,106 @@
+package store
+
+// The message-search statements are written by hand, not compiled by sqlc:
+// sqlc's SQLite grammar cannot parse a table-name MATCH, LIKE … ESCAPE
+// inside OR chains, or json_each over a JSON path, and it loses the column
+// types of a CTE joined back to its tables. TestHandWrittenSQLPrepares prepares
+// each of them against the current schema, as sqlc vet does for queries/.
+//
+// Neither path reads the content of every match. On the FTS paths, FTS5
+// consumes ORDER BY rank itself (the plan shows no sort): it scores the
+// matches, hands them to the join best first, and LIMIT stops the join after
+// the page, so snippet() runs for that page only. The LIKE path must sort
+// its matches by time, and SQLite computes a row's result columns before
+// sorting it, so there the page's ids are found first, in a CTE that
+// carries only id and timestamp through the sort, and the snippets are
+// computed for the page alone. Unlike the original, no statement selects
+// m.content: a hit's context is read separately, cut to 200 characters in
+// SQL. Parameters are numbered so the filters read the same in each
+// statement:
+//
+//	?1 the MATCH expression, the LIKE pattern or the LIKE groups
+//	?2 sources to keep, JSON array; NULL keeps all, [] keeps none (IN ())
+//	?3 sources to leave out, JSON array; NULL or [] leaves none out
+//	?4 roles to keep, JSON array; NULL keeps all
+//	?5 limit, ?6 offset
+//	?7 the LIKE path's snippet anchor
+
+// searchFilters are the original's three optional filters, in its order.
+// json_each turns one bound JSON array into the IN list, so the statement
+// text never depends on the number of sources or roles.
+const searchFilters = `
+      AND (?2 IS NULL OR s.source IN (SELECT value FROM json_each(?2)))
+      AND (?3 IS NULL OR s.source NOT IN (SELECT value FROM json_each(?3)))
+      AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))`
+
+// searchColumns are a hit's result columns after the snippet.
+const searchColumns = `m.timestamp, m.tool_name, s.source, s.model, s.started_at`
+
+// rankedSearchSQL is the original's FTS5 statement over table
+// (messages_fts or messages_fts_trigram) without its m.content column: hits
+// ranked by bm25 (ORDER BY rank), best first, each with SQLite's snippet of
+// the indexed text (>>> <<< markers, "..." ellipses, 40 tokens).
+func rankedSearchSQL(table string) string {
+	return `
+SELECT m.id, m.session_id, m.role,
+    snippet(` + table + `, 0, '>>>', '<<<', '...', 40), ` + searchColumns + `
+FROM ` + table + `
+JOIN messages m ON m.id = ` + table + `.rowid
+JOIN sessions s ON s.id = m.session_id
+WHERE ` + table + ` MATCH ?1` + searchFilters + `
+ORDER BY rank
+LIMIT ?5 OFFSET ?6`
+}
+
+var (
+	searchUnicode61SQL = rankedSearchSQL("messages_fts")
+	searchTrigramSQL   = rankedSearchSQL("messages_fts_trigram")
+)
+
+// likeSearchSQL is the LIKE path (short CJK queries) with match as its
+// WHERE condition: newest first, and a snippet of up to 120 characters of
+// raw content starting 40 before the anchor's first (case-sensitive)
+// occurrence, NULL without content, no markers, as in the original.
+func likeSearchSQL(match string) string {
+	return `
+WITH hits AS (
+    SELECT m.id
+    FROM messages m
+    JOIN sessions s ON s.id = m.session_id
+    WHERE ` + match + searchFilters + `
+    ORDER BY m.timestamp DESC, m.id DESC
+    LIMIT ?5 OFFSET ?6
+)
+SELECT m.id, m.session_id, m.role,
+    substr(m.content, max(1, instr(m.content, ?7) - 40), 120), ` + searchColumns + `
+FROM hits
+JOIN messages m ON m.id = hits.id
+JOIN sessions s ON s.id = m.session_id
+ORDER BY m.timestamp DESC, m.id DESC`
+}
+
+var (
+	// searchLikeSQL: one literal term, ?1 = '%' || escaped term || '%',
+	// in content, tool_name or tool_calls: the original's condition.
+	searchLikeSQL = likeSearchSQL(`(m.content LIKE ?1 ESCAPE '\'
+           OR m.tool_name LIKE ?1 ESCAPE '\'
+           OR m.tool_calls LIKE ?1 ESCAPE '\')`)
+
+	// searchLikeGroupsSQL: several terms, ?1 = JSON array of
+	// {"all": [patterns], "none": [patterns]}; a message matches when, for
+	// some group, its text holds every "all" pattern and no "none" pattern.
+	// NULL columns read as '' so a missing column never makes NOT (...)
+	// unknown.
+	searchLikeGroupsSQL = likeSearchSQL(`EXISTS (
+        SELECT 1 FROM json_each(?1) g
+        WHERE NOT EXISTS (
+                SELECT 1 FROM json_each(g.value, '$.all') t
+                WHERE NOT (COALESCE(m.content, '') LIKE t.value ESCAPE '\'
+                           OR COALESCE(m.tool_name, '') LIKE t.value ESCAPE '\'
+                           OR COALESCE(m.tool_calls, '') LIKE t.value ESCAPE '\'))
+          AND NOT EXISTS (
+                SELECT 1 FROM json_each(g.value, '$.none') t
+                WHERE COALESCE(m.content, '') LIKE t.value ESCAPE '\'
+                   OR COALESCE(m.tool_name, '') LIKE t.value ESCAPE '\'
+                   OR COALESCE(m.tool_calls, '') LIKE t.value ESCAPE '\'))`)
+)

@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/fts"
+	"github.com/mattn/go-sqlite3"
+)
+
+// NewSession describes a session to create. Empty optional fields are
+// stored as NULL.
+type NewSession struct {
+	ID     string // required; any string, as in the original
+	Source string // the platform: "cli", "telegram", "acp", …
+	Model  string
+	// ModelConfig is any JSON value; it is stored in Python's json.dumps
+	// format, and an empty object or array is stored as NULL.
+	ModelConfig     json.RawMessage
+	SystemPrompt    string
+	UserID          string
+	ParentSessionID string // must name an existing session
+}
+
+// CreateSession inserts a session started now and returns its id. When the
+// id exists already nothing changes: the first row wins (INSERT OR IGNORE).
+//
+// It returns ErrParentNotFound when ParentSessionID names no session,
+// ErrInvalidJSON for a malformed ModelConfig, ErrInvalidText for text that
+// is not UTF-8, ErrBusy or ErrClosed; on error nothing is written.
+func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error) {
+	if err := checkTexts("id", n.ID, "source", n.Source, "model", n.Model,
+		"system prompt", n.SystemPrompt, "user id", n.UserID, "parent session id", n.ParentSessionID); err != nil {
+		return "", err
+	}
+	cfg, err := encodeJSON("model config", n.ModelConfig)
+	if err != nil {
+		return "", err
+	}
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		_, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{
+			ID:              n.ID,
+			Source:          n.Source,
+			UserID:          nullable(n.UserID),
+			Model:           nullable(n.Model),
+			ModelConfig:     cfg,
+			SystemPrompt:    nullable(n.SystemPrompt),
+			ParentSessionID: nullable(n.ParentSessionID),
+			StartedAt:       s.now(),
+		})
+		if isForeignKey(err) {
+			return ErrParentNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("store: create session %q: %w", n.ID, err)
+	}
+	return n.ID, nil
+}
+
+// EnsureSession creates a minimal session (source, model, started now) when
+// id does not exist, and never changes an existing one. An empty source is
+// stored as "unknown", the original's default.
+//
+// It returns ErrInvalidText, ErrBusy or ErrClosed.
+func (s *Store) EnsureSession(ctx context.Context, id, source, model string) error {
+	if err := checkTexts("id", id, "source", source, "model", model); err != nil {
+		return err
+	}
+	if source == "" {
+		source = "unknown"
+	}
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		_, err := s.q.SessionEnsure(ctx, tx, db.SessionEnsureParams{
+			ID: id, Source: source, Model: nullable(model), StartedAt: s.now(),
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: ensure session %q: %w", id, err)
+	}
+	return nil
+}
+
+// EndSession records that a session ended now, for reason (e.g.
+// "user_exit", "compression", "branched"). The first end wins: ending an
+// ended session changes neither its time nor its reason (see
+// ReopenSession).
+//
+// It returns ErrSessionNotFound, ErrInvalidText, ErrBusy or ErrClosed.
+func (s *Store) EndSession(ctx context.Context, id, reason string) error {
+	if err := checkTexts("end reason", reason); err != nil {
+		return err
+	}
+	now := s.now()
+	return s.update(ctx, "end session", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+		return s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: &now, EndReason: &reason, ID: id})
+	})
+}
+
+// ReopenSession clears a session's end time and reason, so a later
+// EndSession records a new end.
+//
+// It returns ErrSessionNotFound, ErrBusy or ErrClosed.
+func (s *Store) ReopenSession(ctx context.Context, id string) error {
+	return s.update(ctx, "reopen session", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+		return s.q.SessionReopen(ctx, tx, id)
+	})
+}
+
+// UpdateSystemPrompt replaces a session's system prompt.
+//
+// It returns ErrSessionNotFound, ErrInvalidText, ErrBusy or ErrClosed.
+func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) error {
+	if err := checkTexts("system prompt", prompt); err != nil {
+		return err
+	}
+	return s.update(ctx, "update system prompt", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+		return s.q.SessionUpdateSystemPrompt(ctx, tx, db.SessionUpdateSystemPromptParams{SystemPrompt: &prompt, ID: id})
+	})
+}
+
+// update runs one UPDATE of session id in a write transaction. When it
+// matches no row, the session's existence is checked in the same
+// transaction: a missing session is ErrSessionNotFound, an existing one (an
+// UPDATE whose WHERE excluded it, such as ending an ended session) is
+// success.
+func (s *Store) update(ctx context.Context, what, id string, fn func(context.Context, db.DBTX) (int64, error)) error {
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		n, err := fn(ctx, tx)
+		if err != nil || n > 0 {
+			return err
+		}
+		return s.mustExist(ctx, tx, id)
+	})
+	if err != nil {
+		return fmt.Errorf("store: %s %q: %w", what, id, err)
+	}
+	return nil
+}
+
+// mustExist returns ErrSessionNotFound unless session id exists.
+func (s *Store) mustExist(ctx context.Context, q db.DBTX, id string) error {
+	ok, err := s.q.SessionExists(ctx, q, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrSessionNotFound
+	}
+	return nil
+}
+
+// GetSession returns the session with exactly this id.
+//
+// It returns ErrNotFound or ErrClosed.
+func (s *Store) GetSession(ctx context.Context, id string) (*Session, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+		r, err := s.q.SessionGet(ctx, q, id)
+		return foundSession(r, err, "session %q", id)
+	})
+}
+
+// foundSession converts the result of a one-session query: "no row" becomes
+// ErrNotFound, with the lookup described by format and args.
+func foundSession(r db.Session, err error, format string, args ...any) (*Session, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: "+format+": %w", append(args, ErrNotFound)...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess := sessionFromDB(r)
+	return &sess, nil
+}
+
+// ResolveSessionID returns the id of the session named by an exact id or by
+// a unique prefix of one. The prefix is matched literally (its % and _ are
+// not wildcards) and, like SQLite's LIKE, ASCII case-insensitively.
+//
+// It returns ErrNotFound when nothing matches, ErrAmbiguous (which also
+// matches ErrNotFound) when several sessions do, or ErrClosed.
+func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+		if ok, err := s.q.SessionExists(ctx, q, idOrPrefix); err != nil || ok {
+			return idOrPrefix, err
+		}
+		ids, err := s.q.SessionResolvePrefix(ctx, q, fts.EscapeLike(idOrPrefix)+"%")
+		switch {
+		case err != nil:
+			return "", err
+		case len(ids) == 1:
+			return ids[0], nil
+		case len(ids) > 1:
+			return "", fmt.Errorf("store: session prefix %q: %w", idOrPrefix, ErrAmbiguous)
+		}
+		return "", fmt.Errorf("store: session prefix %q: %w", idOrPrefix, ErrNotFound)
+	})
+}
+
+// SessionCount counts sessions: of one source, or all when source is "".
+//
+// It returns ErrClosed.
+func (s *Store) SessionCount(ctx context.Context, source string) (int64, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+		if source == "" {
+			return s.q.SessionCount(ctx, q)
+		}
+		return s.q.SessionCountBySource(ctx, q, source)
+	})
+}
+
+// now is the store clock as a Timestamp.
+func (s *Store) now() float64 { return float64(TimestampOf(s.opts.Now())) }
+
+// isForeignKey reports a foreign-key constraint failure, by its extended
+// SQLite code.
+func isForeignKey(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
+}
+
+// isUnique reports a UNIQUE constraint failure, by its extended SQLite code.
+func isUnique(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"unicode"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/pytext"
+)
+
+// MaxTitleLength is the longest title, in code points after sanitising.
+const MaxTitleLength = pytext.MaxTitleLength
+
+// SanitizeTitle cleans a title exactly as the original's sanitize_title:
+// control and invisible characters (zero-width, bidi overrides, BOM) are
+// removed, every run of Unicode whitespace becomes one space, and the ends
+// are trimmed. It returns "" when nothing is left (the original's None), or
+// an error matching ErrTitleTooLong when more than MaxTitleLength code
+// points remain.
+func SanitizeTitle(title string) (string, error) { return pytext.SanitizeTitle(title) }
+
+// SetSessionTitle sanitises title and sets it on session id; an empty result
+// clears the title. Titles are unique among sessions (case-sensitively);
+// re-setting a session's own title is allowed.
+//
+// It returns an error matching ErrTitleTooLong (before anything is read),
+// ErrTitleInUse (a *TitleInUseError naming the holder; checked even when the
+// session does not exist, as in the original), ErrSessionNotFound,
+// ErrInvalidText, ErrBusy or ErrClosed.
+func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
+	if err := checkTexts("session id", id, "title", title); err != nil {
+		return err
+	}
+	clean, err := pytext.SanitizeTitle(title)
+	if err != nil {
+		return fmt.Errorf("store: set title of %q: %w", id, err)
+	}
+	return s.update(ctx, "set title of", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+		if clean != "" {
+			owner, err := s.q.SessionTitleOwner(ctx, tx, db.SessionTitleOwnerParams{Title: &clean, ID: id})
+			switch {
+			case err == nil:
+				return 0, &TitleInUseError{Title: clean, SessionID: owner}
+			case !errors.Is(err, sql.ErrNoRows):
+				return 0, err
+			}
+		}
+		n, err := s.q.SessionSetTitle(ctx, tx, db.SessionSetTitleParams{Title: nullable(clean), ID: id})
+		if isUnique(err) {
+			// Unreachable while every writer checks first inside its write
+			// transaction; kept so a foreign writer cannot surface a raw
+			// constraint error.
+			return 0, &TitleInUseError{Title: clean}
+		}
+		return n, err
+	})
+}
+
+// SessionTitle returns a session's title, "" when it has none.
+//
+// It returns ErrSessionNotFound or ErrClosed.
+func (s *Store) SessionTitle(ctx context.Context, id string) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+		t, err := s.q.SessionGetTitle(ctx, q, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", fmt.Errorf("store: title of %q: %w", id, ErrSessionNotFound)
+		}
+		return deref(t), err
+	})
+}
+
+// SessionByTitle returns the session with exactly this title
+// (case-sensitive; the title is not sanitised).
+//
+// It returns ErrNotFound or ErrClosed.
+func (s *Store) SessionByTitle(ctx context.Context, title string) (*Session, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+		r, err := s.q.SessionGetByTitle(ctx, q, &title)
+		return foundSession(r, err, "session titled %q", title)
+	})
+}
+
+// ResolveSessionByTitle returns the session a title refers to: the most
+// recently started numbered variant ("title #2", "title #3", …) when one
+// exists, else the session with exactly that title. As in the original, the
+// variant match is SQLite LIKE: ASCII case-insensitive, and any suffix after
+// " #" counts ("title #abc"); the title's own % and _ are literal.
+//
+// It returns ErrNotFound or ErrClosed.
+func (s *Store) ResolveSessionByTitle(ctx context.Context, title string) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+		pattern := fts.EscapeLike(title) + " #%"
+		id, err := s.q.SessionLatestTitleVariant(ctx, q, &pattern)
+		if err == nil || !errors.Is(err, sql.ErrNoRows) {
+			return id, err
+		}
+		r, err := s.q.SessionGetByTitle(ctx, q, &title)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", fmt.Errorf("store: session titled %q: %w", title, ErrNotFound)
+		}
+		return r.ID, err
+	})
+}
+
+var (
+	// numberedTitle is the original's r'^(.*?) #(\d+)$': a title ending in
+	// " #<digits>". Python's \d is any Unicode decimal digit, hence \p{Nd}.
+	numberedTitle = regexp.MustCompile(`^(.*?) #(\p{Nd}+)$`)
+	// anyNumberedTitle is r'^.* #(\d+)$' (greedy: the last " #n").
+	anyNumberedTitle = regexp.MustCompile(`^.* #(\p{Nd}+)$`)
+)
+
+// NextTitleInLineage returns the title for the next session of a lineage:
+// the base title (baseTitle without a trailing " #n") when no session uses
+// it, else "base #N" with N one more than the highest number in use (at
+// least 2).
+//
+// It returns ErrClosed.
+func (s *Store) NextTitleInLineage(ctx context.Context, baseTitle string) (string, error) {
+	base := baseTitle
+	if m := numberedTitle.FindStringSubmatch(baseTitle); m != nil {
+		base = m[1]
+	}
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+		titles, err := s.q.SessionLineageTitles(ctx, q, db.SessionLineageTitlesParams{
+			Base: &base, Pattern: new(fts.EscapeLike(base) + " #%"),
+		})
+		if err != nil || len(titles) == 0 {
+			return base, err
+		}
+		// Python ints are unbounded: "x #99999999999999999999" continues
+		// as "x #100000000000000000000", so the numbers are big.Ints.
+		highest := big.NewInt(1)
+		for _, t := range titles {
+			if m := anyNumberedTitle.FindStringSubmatch(t); m != nil {
+				if n, ok := new(big.Int).SetString(asciiDigits(m[1]), 10); ok && n.Cmp(highest) > 0 {
+					highest = n
+				}
+			}
+		}
+		return fmt.Sprintf("%s #%s", base, highest.Add(highest, big.NewInt(1))), nil
+	})
+}
+
+// asciiDigits maps Unicode decimal digits (\p{Nd}) to 0-9, as Python's int()
+// reads them. Unicode assigns every decimal digit in runs of ten from zero to
+// nine, so a digit's value is its distance from the start of its run mod 10.
+func asciiDigits(s string) string {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		start := r
+		for unicode.Is(unicode.Nd, start-1) {
+			start--
+		}
+		out = append(out, byte('0'+(r-start)%10))
+	}
+	return string(out)
+}

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/hermesstate/hermesstate/db"
+)
+
+// Timestamp is a point in time as the state database stores it: seconds
+// since the Unix epoch as a REAL, with the sub-microsecond fraction Python's
+// time.time() gives. The store never rounds it, so a value read back equals
+// the value written.
+type Timestamp float64
+
+// TimestampOf converts t to a Timestamp.
+func TimestampOf(t time.Time) Timestamp {
+	return Timestamp(float64(t.UnixNano()) / 1e9)
+}
+
+// Time converts ts to a time.Time in the local zone.
+func (ts Timestamp) Time() time.Time {
+	sec, frac := math.Modf(float64(ts))
+	return time.Unix(int64(sec), int64(math.Round(frac*1e9)))
+}
+
+// Session is one row of the sessions table: the 27 columns of schema v11.
+// NULL text columns are nil pointers; NULL counters (possible in rows an old
+// Hermes wrote) read as 0.
+type Session struct {
+	ID              string          `json:"id"`
+	Source          string          `json:"source"`
+	UserID          *string         `json:"user_id"`
+	Model           *string         `json:"model"`
+	ModelConfig     json.RawMessage `json:"model_config"` // JSON text as stored; nil when NULL
+	SystemPrompt    *string         `json:"system_prompt"`
+	ParentSessionID *string         `json:"parent_session_id"`
+	StartedAt       Timestamp       `json:"started_at"`
+	EndedAt         *Timestamp      `json:"ended_at"`
+	EndReason       *string         `json:"end_reason"`
+	MessageCount    int64           `json:"message_count"`
+	ToolCallCount   int64           `json:"tool_call_count"`
+	InputTokens     int64           `json:"input_tokens"`
+	OutputTokens    int64           `json:"output_tokens"`
+	Title           *string         `json:"title"`
+
+	CacheReadTokens  int64    `json:"cache_read_tokens"`
+	CacheWriteTokens int64    `json:"cache_write_tokens"`
+	ReasoningTokens  int64    `json:"reasoning_tokens"`
+	BillingProvider  *string  `json:"billing_provider"`
+	BillingBaseURL   *string  `json:"billing_base_url"`
+	BillingMode      *string  `json:"billing_mode"`
+	EstimatedCostUSD *float64 `json:"estimated_cost_usd"`
+	ActualCostUSD    *float64 `json:"actual_cost_usd"`
+	CostStatus       *string  `json:"cost_status"`
+	CostSource       *string  `json:"cost_source"`
+	PricingVersion   *string  `json:"pricing_version"`
+	APICallCount     int64    `json:"api_call_count"`
+}
+
+// sessionFromDB converts a generated row.
+func sessionFromDB(r db.Session) Session {
+	return Session{
+		ID:               r.ID,
+		Source:           r.Source,
+		UserID:           r.UserID,
+		Model:            r.Model,
+		ModelConfig:      rawJSON(r.ModelConfig),
+		SystemPrompt:     r.SystemPrompt,
+		ParentSessionID:  r.ParentSessionID,
+		StartedAt:        Timestamp(r.StartedAt),
+		EndedAt:          (*Timestamp)(r.EndedAt),
+		EndReason:        r.EndReason,
+		MessageCount:     deref(r.MessageCount),
+		ToolCallCount:    deref(r.ToolCallCount),
+		InputTokens:      deref(r.InputTokens),
+		OutputTokens:     deref(r.OutputTokens),
+		Title:            r.Title,
+		CacheReadTokens:  deref(r.CacheReadTokens),
+		CacheWriteTokens: deref(r.CacheWriteTokens),
+		ReasoningTokens:  deref(r.ReasoningTokens),
+		BillingProvider:  r.BillingProvider,
+		BillingBaseURL:   r.BillingBaseURL,
+		BillingMode:      r.BillingMode,
+		EstimatedCostUSD: r.EstimatedCostUSD,
+		ActualCostUSD:    r.ActualCostUSD,
+		CostStatus:       r.CostStatus,
+		CostSource:       r.CostSource,
+		PricingVersion:   r.PricingVersion,
+		APICallCount:     deref(r.APICallCount),
+	}
+}
+
+// Message is one row of the messages table, as GetMessages returns it
+// (get_messages in the original).
+type Message struct {
+	ID         int64     `json:"id"`
+	SessionID  string    `json:"session_id"`
+	Role       string    `json:"role"`
+	Content    *string   `json:"content"`
+	ToolCallID *string   `json:"tool_call_id"`
+	ToolName   *string   `json:"tool_name"`
+	Timestamp  Timestamp `json:"timestamp"`
+	TokenCount *int64    `json:"token_count"`
+	// ToolCalls is the stored JSON, or [] when the stored text does not
+	// decode (the original's fallback); nil when NULL.
+	ToolCalls    json.RawMessage `json:"tool_calls"`
+	FinishReason *string         `json:"finish_reason"`
+	Reasoning    *string         `json:"reasoning"`
+	// ReasoningContent is the provider-native scratchpad; "" is kept.
+	ReasoningContent *string `json:"reasoning_content"`
+	// ReasoningDetails, CodexReasoningItems and CodexMessageItems are the
+	// stored JSON text, unchanged (nil when NULL). Stored text that is not
+	// JSON is returned as a JSON string holding it, so nothing is lost and
+	// the value still marshals.
+	ReasoningDetails    json.RawMessage `json:"reasoning_details"`
+	CodexReasoningItems json.RawMessage `json:"codex_reasoning_items"`
+	CodexMessageItems   json.RawMessage `json:"codex_message_items"`
+}
+
+// messageFromDB converts a generated row.
+func messageFromDB(r db.Message) Message {
+	return Message{
+		ID:                  r.ID,
+		SessionID:           r.SessionID,
+		Role:                r.Role,
+		Content:             r.Content,
+		ToolCallID:          r.ToolCallID,
+		ToolName:            r.ToolName,
+		Timestamp:           Timestamp(r.Timestamp),
+		TokenCount:          r.TokenCount,
+		ToolCalls:           toolCallsJSON(r.ToolCalls),
+		FinishReason:        r.FinishReason,
+		Reasoning:           r.Reasoning,
+		ReasoningContent:    r.ReasoningContent,
+		ReasoningDetails:    rawJSON(r.ReasoningDetails),
+		CodexReasoningItems: rawJSON(r.CodexReasoningItems),
+		CodexMessageItems:   rawJSON(r.CodexMessageItems),
+	}
+}
+
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// nullable returns nil for the zero value, else a pointer to v: the store's
+// "empty means NULL" rule for optional text arguments.
+func nullable[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
