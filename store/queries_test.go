@@ -107,7 +107,7 @@ func TestStatisticsQueries(t *testing.T) {
 		t.Errorf("SessionTopByTokens (-want +got):\n%s", diff)
 	}
 
-	recent, err := s.q.SessionListRecent(ctx, s.r, 10)
+	recent, err := s.ListSessionsRich(ctx, ListOptions{IncludeChildren: true, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +117,13 @@ func TestStatisticsQueries(t *testing.T) {
 	}
 	var got []row
 	for _, r := range recent {
-		got = append(got, row{r.ID, r.Preview, r.LastActive - r.StartedAt})
+		got = append(got, row{r.ID, r.Preview, float64(r.LastActive - r.StartedAt)})
 	}
-	// Newest first; preview = first 63 characters (code points) of the first
+	// Newest first; preview = first 60 characters (code points) of the first
 	// user message; last_active = last message time (here: offsets from the
 	// start, so the expectation does not depend on the file's clock).
 	if len(got) != 4 || got[0].ID != "child" || got[3].ID != "old" {
-		t.Fatalf("SessionListRecent order = %v", got)
+		t.Fatalf("ListSessionsRich order = %v", got)
 	}
 	if got[2].Preview != "How do I deploy with Docker? chat-send P2.2 sp_new" {
 		t.Errorf("root preview = %q", got[2].Preview)

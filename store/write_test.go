@@ -69,7 +69,12 @@ func TestWriteRetriesUnderContention(t *testing.T) {
 			}
 		})
 	}
+	// Hold the lock 2.5 s, and on a loaded machine until this process has
+	// seen a retry: a fixed sleep alone made the test depend on scheduling.
 	time.Sleep(2500 * time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); s.Stats().Retries == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	lock.release()
 	wg.Wait()
 	close(errs)

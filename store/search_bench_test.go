@@ -1,0 +1,411 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/dbtest"
+)
+
+// The search benchmarks share one generated database of 100,000 messages in
+// 2,000 sessions (tool calls, tool results, Chinese, Japanese and Korean
+// included), built once per process in sharedDir (see TestMain) and kept
+// open for the process's lifetime.
+
+const (
+	srchBenchSessions    = 2000
+	srchBenchPerSession  = 50
+	srchBenchCommonTerm  = "deploy"    // ~18% of messages
+	srchBenchRareTerm    = "zebrafish" // 10 messages
+	srchBenchTrigramTerm = "记忆断裂"      // ~1% of messages, 4 CJK characters
+	srchBenchLikeTerm    = "通信"        // ~4% of messages, 2 CJK characters
+)
+
+var srchBench struct {
+	once   sync.Once
+	logged sync.Once
+	store  *Store
+	err    error
+	setup  time.Duration
+}
+
+// srchBenchStore returns the shared benchmark store, building it on first
+// use.
+func srchBenchStore(b *testing.B) *Store {
+	b.Helper()
+	srchBench.once.Do(func() {
+		start := time.Now()
+		srchBench.store, srchBench.err = srchBenchBuild()
+		srchBench.setup = time.Since(start)
+	})
+	if srchBench.err != nil {
+		b.Fatalf("building the search benchmark database: %v", srchBench.err)
+	}
+	return srchBench.store
+}
+
+// srchBenchBuild writes the benchmark database into sharedDir.
+func srchBenchBuild() (*Store, error) {
+	dir := sharedDir
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(dir, "state.db"), &Options{Synchronous: SynchronousNormal})
+	if err != nil {
+		return nil, err
+	}
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		for _, p := range srchBenchRows() {
+			if p.session != nil {
+				if _, err := s.q.SessionCreate(ctx, tx, *p.session); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := s.q.MessageInsert(ctx, tx, *p.message); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+type srchBenchRow struct {
+	session *db.SessionCreateParams
+	message *db.MessageInsertParams
+}
+
+var (
+	srchBenchWords = strings.Fields(`the a to of and in for with on is it this that be we you
+		server client request response database query index table column row schema migration
+		session message agent tool call result error retry timeout lock busy write read cache
+		build test release version branch commit merge review patch config file path directory
+		docker kubernetes container image cluster node pod service gateway proxy network port
+		python golang rust typescript javascript sqlite postgres redis queue worker job cron
+		memory context token model prompt reply summary title search rank snippet trigram
+		fix bug issue feature refactor rename update check verify run start stop restart log
+		metrics latency throughput benchmark profile trace debug warning info user team plan`)
+	srchBenchChinese = []string{
+		"昨天和其他Agent的聊天记录，记忆断裂问题复现了",
+		"今天讨论A2A通信协议的实现细节",
+		"数据库迁移脚本已经完成，请检查一下",
+		"这个函数的性能优化需要重新设计缓存层",
+		"广西是个好地方，去过桂林和阳朔",
+		"部署到生产环境之前需要跑完所有测试",
+		"消息队列的通信延迟有点高，需要排查",
+		"请帮我总结一下这次会议的要点",
+		"日志里有很多超时错误，可能是网络问题",
+		"用户反馈搜索结果不准确，需要调整排序",
+	}
+	srchBenchOther = []string{
+		"こんにちは、データベースの移行が完了しました",
+		"カタカナのテストメッセージです、よろしくお願いします",
+		"안녕하세요, 데이터베이스 마이그레이션이 완료되었습니다",
+		"API 호출 로그를 보여주세요, 기억이 안 나요",
+		"Agent通信のテスト：記憶の断裂はありません",
+	}
+)
+
+// srchBenchRows generates the benchmark data, deterministically.
+func srchBenchRows() []srchBenchRow {
+	rng := rand.New(rand.NewPCG(11, 7))
+	sources := []string{"cli", "telegram", "discord", "cron", "tool"}
+	sentence := func(min, max int, common bool) string {
+		n := min + rng.IntN(max-min+1)
+		words := make([]string, n)
+		for i := range words {
+			words[i] = srchBenchWords[rng.IntN(len(srchBenchWords))]
+		}
+		if common {
+			words[rng.IntN(n)] = srchBenchCommonTerm
+		}
+		words[0] = strings.ToUpper(words[0][:1]) + words[0][1:]
+		return strings.Join(words, " ") + "."
+	}
+	rows := make([]srchBenchRow, 0, srchBenchSessions*(srchBenchPerSession+1))
+	for si := range srchBenchSessions {
+		id := fmt.Sprintf("bench-%04d", si)
+		started := 1.7e9 + float64(si)*3600
+		rows = append(rows, srchBenchRow{session: &db.SessionCreateParams{ID: id, Source: sources[si%len(sources)], Model: new("claude-bench"), StartedAt: started}})
+		for mi := range srchBenchPerSession {
+			g := si*srchBenchPerSession + mi
+			m := db.MessageInsertParams{SessionID: id, Timestamp: started + float64(mi)*10}
+			switch g % 10 {
+			case 0, 1, 2, 3:
+				m.Role, m.Content = "user", new(sentence(8, 20, rng.IntN(10) < 3))
+			case 4, 5:
+				m.Role, m.Content = "assistant", new(sentence(20, 40, rng.IntN(10) < 3))
+			case 6:
+				m.Role = "assistant"
+				if rng.IntN(2) == 0 {
+					m.Content = new("Let me look at that file.")
+				}
+				m.ToolCalls = new(fmt.Sprintf(`[{"id": "call_%d", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"src/pkg%d/file_%d.go\"}"}}]`, g, g%37, g%101))
+			case 7:
+				m.Role, m.ToolName = "tool", new("read_file")
+				m.Content = new(fmt.Sprintf("package pkg%d\n\nfunc Handle%d(ctx context.Context, req *Request) (*Response, error) {\n\treturn nil, errTimeout\n}", g%37, g))
+			case 8:
+				// One sentence in ten has the trigram term, two the LIKE term.
+				m.Role, m.Content = "user", new(srchBenchChinese[rng.IntN(len(srchBenchChinese))])
+			case 9:
+				m.Role, m.Content = "assistant", new(srchBenchOther[rng.IntN(len(srchBenchOther))]+" "+sentence(3, 8, false))
+			}
+			if g%10007 == 3 && m.Content != nil {
+				m.Content = new(*m.Content + " " + srchBenchRareTerm)
+			}
+			rows = append(rows, srchBenchRow{message: &m})
+		}
+	}
+	return rows
+}
+
+// srchBareStatement is what SearchMessages runs for query and opts: the
+// hand-written statement constant and its arguments, built as search.go
+// builds them.
+func srchBareStatement(b *testing.B, query string, opts SearchOptions) (string, []any) {
+	b.Helper()
+	q := fts.Parse(query)
+	limit := opts.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	args := []any{nil, jsonList(opts.Sources, true), jsonList(opts.ExcludeSources, false),
+		jsonList(opts.Roles, false), limit, opts.Offset, nil}
+	switch q.Route {
+	case fts.RouteUnicode61:
+		args[0] = q.Match
+		return searchUnicode61SQL, args
+	case fts.RouteTrigram:
+		args[0] = q.Match
+		return searchTrigramSQL, args
+	case fts.RouteLike:
+		args[6] = q.Anchor
+		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
+			args[0] = likePattern(q.Groups[0].All[0])
+			return searchLikeSQL, args
+		}
+		args[0] = likeGroupsJSON(q.Groups)
+		return searchLikeGroupsSQL, args
+	}
+	b.Fatalf("query %q has nothing to search", query)
+	return "", nil
+}
+
+// srchDrain runs stmt on q and reads every row's columns, returning the
+// number of rows.
+func srchDrain(ctx context.Context, q db.DBTX, stmt string, args ...any) (int, error) {
+	rows, err := q.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// BenchmarkSearch is SearchMessages (plan, read transaction, the statement,
+// the context of every hit, result shaping) against the same hand-written
+// statement run bare on the read pool with the same arguments: the store's
+// overhead, mostly the context step (one query per hit).
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	s := srchBenchStore(b)
+	for _, bc := range []struct {
+		name  string
+		query string
+		opts  SearchOptions
+		route fts.Route
+	}{
+		{"EnglishCommon", srchBenchCommonTerm, SearchOptions{}, fts.RouteUnicode61},
+		{"EnglishRare", srchBenchRareTerm, SearchOptions{}, fts.RouteUnicode61},
+		{"EnglishFiltered", srchBenchCommonTerm, SearchOptions{Sources: []string{"telegram"}, Roles: []string{"assistant"}}, fts.RouteUnicode61},
+		{"Trigram", srchBenchTrigramTerm, SearchOptions{}, fts.RouteTrigram},
+		{"LikePath", srchBenchLikeTerm, SearchOptions{}, fts.RouteLike},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			srchBench.logged.Do(func() {
+				b.Logf("benchmark database: %d sessions, %d messages, built in %v",
+					srchBenchSessions, srchBenchSessions*srchBenchPerSession, srchBench.setup.Round(time.Millisecond))
+			})
+			if r := fts.Parse(bc.query).Route; r != bc.route {
+				b.Fatalf("%q routes to %v, want %v", bc.query, r, bc.route)
+			}
+			stmt, args := srchBareStatement(b, bc.query, bc.opts)
+			res, err := s.SearchMessages(ctx, bc.query, bc.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := srchDrain(ctx, s.r, stmt, args...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n != len(res) || n == 0 {
+				b.Fatalf("%q: store %d hits, bare %d", bc.query, len(res), n)
+			}
+			compare(b,
+				func() error { _, err := s.SearchMessages(ctx, bc.query, bc.opts); return err },
+				func() error { _, err := srchDrain(ctx, s.r, stmt, args...); return err })
+			b.ReportMetric(float64(n), "hits")
+		})
+	}
+}
+
+// BenchmarkSearchContext is the context step alone: MessageContext for
+// each of 20 hits of a common term, on the bare read pool.
+func BenchmarkSearchContext(b *testing.B) {
+	ctx := context.Background()
+	s := srchBenchStore(b)
+	res, err := s.SearchMessages(ctx, srchBenchCommonTerm, SearchOptions{Limit: 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(res) != 20 {
+		b.Fatalf("%d hits, want 20", len(res))
+	}
+	ids := srchIDs(res)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, id := range ids {
+			if _, err := s.q.MessageContext(ctx, s.r, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ids)), "ns/hit")
+}
+
+// srchNaiveSQL is the original's English-path statement (reference-spec
+// §9.3) with the original's filters spliced in: it also selects m.content
+// for every hit of the page.
+func srchNaiveSQL(filters string) string {
+	return `
+SELECT
+    m.id,
+    m.session_id,
+    m.role,
+    snippet(messages_fts, 0, '>>>', '<<<', '...', 40) AS snippet,
+    m.content,
+    m.timestamp,
+    m.tool_name,
+    s.source,
+    s.model,
+    s.started_at AS session_started
+FROM messages_fts
+JOIN messages m ON m.id = messages_fts.rowid
+JOIN sessions s ON s.id = m.session_id
+WHERE messages_fts MATCH ?` + filters + `
+ORDER BY rank
+LIMIT ? OFFSET ?`
+}
+
+var (
+	// srchNaiveUnfilteredSQL has no filters.
+	srchNaiveUnfilteredSQL = srchNaiveSQL("")
+	// srchNaiveFilteredSQL has a source and a role filter, as the original
+	// appends them.
+	srchNaiveFilteredSQL = srchNaiveSQL(" AND s.source IN (?) AND m.role IN (?)")
+)
+
+// BenchmarkRankedSearchNaive is the original's statement against
+// searchUnicode61SQL, both bare on the read pool, for a common term (about
+// 18,000 matches, first page of 20), without and with filters. It reports
+// both times and naive/ours. FTS5 takes ORDER BY rank itself (SCAN
+// messages_fts VIRTUAL TABLE INDEX 32:M1, no temporary b-tree), so in both
+// statements LIMIT stops the join after the page and snippet() runs for the
+// page only; both pay the bm25 ranking of every match. The ratio shows what
+// leaving m.content out of the result saves, which is little at this
+// message size.
+func BenchmarkRankedSearchNaive(b *testing.B) {
+	ctx := context.Background()
+	s := srchBenchStore(b)
+	query := srchBenchCommonTerm
+	matches := srchBenchCount(b, s, "SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?", query)
+	for _, bc := range []struct {
+		name           string
+		naiveSQL       string
+		naiveArgs      []any
+		sources, roles any
+	}{
+		{"Common", srchNaiveUnfilteredSQL, []any{query, 20, 0}, nil, nil},
+		{"CommonFiltered", srchNaiveFilteredSQL, []any{query, "telegram", "assistant", 20, 0}, `["telegram"]`, `["assistant"]`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			oursArgs := []any{query, bc.sources, nil, bc.roles, 20, 0, nil}
+			// Both find the same page.
+			ourIDs := srchBenchIDs(b, s, searchUnicode61SQL, oursArgs...)
+			naiveIDs := srchBenchIDs(b, s, bc.naiveSQL, bc.naiveArgs...)
+			if len(ourIDs) != 20 || fmt.Sprint(ourIDs) != fmt.Sprint(naiveIDs) {
+				b.Fatalf("pages differ: ours %v, naive %v", ourIDs, naiveIDs)
+			}
+			ours := func() error { _, err := srchDrain(ctx, s.r, searchUnicode61SQL, oursArgs...); return err }
+			naive := func() error { _, err := srchDrain(ctx, s.r, bc.naiveSQL, bc.naiveArgs...); return err }
+			var oursTime, naiveTime time.Duration
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				fns := []func() error{ours, naive}
+				times := []*time.Duration{&oursTime, &naiveTime}
+				if i%2 == 1 {
+					fns[0], fns[1], times[0], times[1] = naive, ours, &naiveTime, &oursTime
+				}
+				for j, fn := range fns {
+					start := time.Now()
+					if err := fn(); err != nil {
+						b.Fatal(err)
+					}
+					*times[j] += time.Since(start)
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(matches), "matches")
+			b.ReportMetric(float64(oursTime.Nanoseconds())/n, "ours-ns/op")
+			b.ReportMetric(float64(naiveTime.Nanoseconds())/n, "naive-ns/op")
+			b.ReportMetric(float64(naiveTime)/float64(oursTime), "naive/ours")
+		})
+	}
+}
+
+// srchBenchIDs returns the first column of every row as an id.
+func srchBenchIDs(b *testing.B, s *Store, stmt string, args ...any) []int64 {
+	b.Helper()
+	var ids []int64
+	for _, row := range dbtest.Rows(b, s.r, stmt, args...) {
+		ids = append(ids, row[0].(int64))
+	}
+	return ids
+}
+
+func srchBenchCount(b *testing.B, s *Store, stmt string, args ...any) int64 {
+	b.Helper()
+	var n int64
+	if err := s.r.QueryRowContext(context.Background(), stmt, args...).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
