@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -88,4 +90,90 @@ func TestInteropWithTheOriginal(t *testing.T) {
 			t.Errorf("append to the original's session: %v", err)
 		}
 	})
+}
+
+// TestSearchMatchesTheOriginal: on a file this store wrote, and on one the
+// original wrote, the original's search_messages (transcribed in
+// testdata/reference_search.py) returns the same hits in the same order,
+// with the same snippets and context, as SearchMessages, for queries the
+// original can run: the JSON text and the FTS indexes are the same whichever
+// side wrote them.
+func TestSearchMatchesTheOriginal(t *testing.T) {
+	t.Parallel()
+	t.Run("OurFile", func(t *testing.T) {
+		t.Parallel()
+		s, path := openStore(t, &Options{Now: stepClock(time.Unix(1767225600, 0), time.Second)})
+		mustCreate(t, s, NewSession{ID: "s1", Source: "cli"})
+		mustCreate(t, s, NewSession{ID: "s2", Source: "telegram"})
+		for _, m := range []struct {
+			session string
+			msg     NewMessage
+		}{
+			{"s1", NewMessage{Role: "user", Content: new("How do I deploy with Docker? chat-send P2.2")}},
+			{"s1", NewMessage{Role: "assistant", Content: new(""), ToolCalls: json.RawMessage(`[{"id":"c1","type":"function","function":{"name":"web_search","arguments":"{\"query\": \"UNIQUEARG docker-compose 通信\"}"}}]`)}},
+			{"s1", NewMessage{Role: "tool", Content: new(`{"result": "ok"}`), ToolName: "web_search", ToolCallID: "c1"}},
+			{"s1", NewMessage{Role: "assistant", Content: new("Use docker compose up. 100%完成 deployment done")}},
+			{"s2", NewMessage{Role: "user", Content: new("昨天和其他Agent的聊天记录，记忆断裂问题复现了")}},
+			{"s2", NewMessage{Role: "assistant", Content: new("今天讨论A2A通信协议的实现 Kubernetes こんにちは世界")}},
+			{"s2", NewMessage{Role: "user", Content: new(strings.Repeat("长", 250) + " docker")}},
+		} {
+			mustAppend(t, s, m.session, m.msg)
+		}
+		compareWithOriginal(t, s, path, "docker", "deploy*", `"docker compose"`, "chat-send", "P2.2", "web_search",
+			"UNIQUEARG", "docker OR kubernetes", "docker NOT compose", "记忆断裂", "こんにちは", "通信", "A2A通信", "100%完成")
+	})
+	t.Run("OriginalsFile", func(t *testing.T) {
+		t.Parallel()
+		path := dbtest.CopyFixture(t, "state-v9.db")
+		s := openAt(t, path, nil)
+		compareWithOriginal(t, s, path, "docker", "web_search", "LEGACYARG", "Kubernetes", "chat-send", "记忆断裂", "通信")
+	})
+}
+
+// compareWithOriginal runs each query through the original's search on
+// path and through s.SearchMessages, and compares ids, snippets and context.
+func compareWithOriginal(t *testing.T, s *Store, path string, queries ...string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed: the interoperability check needs it")
+	}
+	in, err := json.Marshal(queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, "testdata/reference_search.py", path)
+	cmd.Stdin = strings.NewReader(string(in))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("reference_search.py: %v", err)
+	}
+	var want [][][]any // per query: [id, snippet, [context...]]
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatalf("reference_search.py output %q: %v", out, err)
+	}
+	for i, q := range queries {
+		hits, err := s.SearchMessages(t.Context(), q, SearchOptions{})
+		if err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		got := [][]any{}
+		for _, h := range hits {
+			var snippet any
+			if h.Snippet != nil {
+				snippet = *h.Snippet
+			}
+			context := []any{}
+			for _, c := range h.Context {
+				context = append(context, c.Content)
+			}
+			got = append(got, []any{float64(h.ID), snippet, context})
+		}
+		if len(want[i]) == 0 {
+			t.Errorf("the original finds nothing for %q: the test needs queries it can run", q)
+		}
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Errorf("search %q (-original +ours):\n%s", q, diff)
+		}
+	}
 }

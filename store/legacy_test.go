@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -153,5 +154,73 @@ func TestDefaultPath(t *testing.T) {
 	t.Setenv("HOME", home)
 	if got, err := DefaultPath(); err != nil || got != home+"/.hermes/state.db" {
 		t.Errorf("DefaultPath with blank HERMES_HOME = %q, %v; want %s/.hermes/state.db", got, err, home)
+	}
+}
+
+// TestUseOriginalsFiles reads the files the Python original wrote through
+// the API, after Open migrated them: search on every route, replay with the
+// original's JSON text decoded, lineage and title lookups.
+func TestUseOriginalsFiles(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"state-v1.db", "state-v9.db"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			s := openAt(t, dbtest.CopyFixture(t, name), nil)
+			for _, tt := range []struct {
+				query string
+				ids   []int64
+			}{
+				{"Kubernetes", []int64{8}},
+				{"chat-send", []int64{1}},
+				{"LEGACYARG", []int64{2}},     // inside the original's tool-call JSON
+				{"记忆断裂", []int64{5}},          // trigram
+				{"通信", []int64{6}},            // LIKE
+				{"100% done", []int64{4}},     // FTS: '%' is not a token
+				{"gateway/run.py", []int64{}}, // repaired, no such text
+			} {
+				hits, err := s.SearchMessages(ctx, tt.query, SearchOptions{})
+				if err != nil {
+					t.Fatalf("search %q: %v", tt.query, err)
+				}
+				got := []int64{}
+				for _, h := range hits {
+					got = append(got, h.ID)
+				}
+				if diff := cmp.Diff(tt.ids, got); diff != "" {
+					t.Errorf("search %q (-want +got):\n%s", tt.query, diff)
+				}
+			}
+
+			conv, err := s.Conversation(ctx, "root", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(conv) != 4 {
+				t.Fatalf("root replay: %d messages, want 4", len(conv))
+			}
+			var calls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(conv[1].ToolCalls, &calls); err != nil {
+				t.Fatalf("tool calls %s: %v", conv[1].ToolCalls, err)
+			}
+			if len(calls) != 1 || calls[0].ID != "call_1" || calls[0].Function.Arguments != `{"query": "LEGACYARG docker-compose"}` {
+				t.Errorf("root's tool calls = %+v", calls)
+			}
+
+			if name == "state-v9.db" { // titles arrived in v4
+				if id, err := s.ResolveSessionByTitle(ctx, "my project"); err != nil || id != "child" {
+					t.Errorf("ResolveSessionByTitle(my project) = %q, %v; want child (the newest numbered variant)", id, err)
+				}
+			}
+			if lineage, err := s.Lineage(ctx, "child"); err != nil || !slices.Equal(lineage, []string{"root", "child"}) {
+				t.Errorf("Lineage(child) = %v, %v", lineage, err)
+			}
+		})
 	}
 }

@@ -50,6 +50,7 @@ def _count_cjk(text: str) -> int:
     return sum(1 for ch in text if _is_cjk_codepoint(ord(ch)))
 
 
-for line in sys.stdin:
-    q = json.loads(line)
-    print(json.dumps([_sanitize_fts5_query(q), _contains_cjk(q), _count_cjk(q)]))
+if __name__ == "__main__":
+    for line in sys.stdin:
+        q = json.loads(line)
+        print(json.dumps([_sanitize_fts5_query(q), _contains_cjk(q), _count_cjk(q)]))
