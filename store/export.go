@@ -73,25 +73,24 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, source string) (in
 	n := 0
 	err := readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return s.walkSessions(ctx, tx, source, func(e SessionExport) error {
-			head, err := json.Marshal(e) // "messages":[] is last: cut it open after the [
+			head, err := marshalJSON(e)
 			if err != nil {
 				return err
 			}
-			head = bytes.TrimSuffix(head, []byte("]}"))
-			if _, err := bw.Write(head); err != nil {
+			// "messages":[] is the last field: cut the line open after its
+			// [ and stream the messages into it.
+			if _, err := bw.Write(bytes.TrimSuffix(head, []byte("]}\n"))); err != nil {
 				return err
 			}
-			first := true
+			sep := ""
 			err = s.streamMessages(ctx, tx, e.ID, func(m Message) error {
-				b, err := json.Marshal(m)
+				b, err := marshalJSON(m)
 				if err != nil {
 					return err
 				}
-				if !first {
-					bw.WriteByte(',')
-				}
-				first = false
-				_, err = bw.Write(b)
+				bw.WriteString(sep)
+				sep = ","
+				_, err = bw.Write(bytes.TrimSuffix(b, []byte("\n")))
 				return err
 			})
 			if err != nil {
@@ -108,6 +107,16 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, source string) (in
 		return n, fmt.Errorf("store: export: %w", err)
 	}
 	return n, bw.Flush()
+}
+
+// marshalJSON is json.Marshal without HTML escaping (an export is data, not
+// a web page: "<" stays "<"), ending in a newline as json.Encoder writes.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return buf.Bytes(), err
 }
 
 // eachExport calls fn with every exported session, messages loaded, in

@@ -79,21 +79,11 @@ func checkText(field, s string) error {
 	return nil
 }
 
-// checkTexts runs checkText over name/value pairs, skipping nil values.
-func checkTexts(fields ...any) error {
-	for i := 0; i+1 < len(fields); i += 2 {
-		name := fields[i].(string)
-		switch v := fields[i+1].(type) {
-		case string:
-			if err := checkText(name, v); err != nil {
-				return err
-			}
-		case *string:
-			if v != nil {
-				if err := checkText(name, *v); err != nil {
-					return err
-				}
-			}
+// checkTexts runs checkText over name, value pairs.
+func checkTexts(nameValue ...string) error {
+	for i := 0; i+1 < len(nameValue); i += 2 {
+		if err := checkText(nameValue[i], nameValue[i+1]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -200,9 +200,9 @@ func (s *Store) MessageCount(ctx context.Context, id string) (int64, error) {
 // tool calls m adds to the session.
 func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) {
 	var p db.MessageInsertParams
-	if err := checkTexts("session id", id, "role", m.Role, "content", m.Content, "tool name", m.ToolName,
+	if err := checkTexts("session id", id, "role", m.Role, "content", deref(m.Content), "tool name", m.ToolName,
 		"tool call id", m.ToolCallID, "finish reason", m.FinishReason,
-		"reasoning", m.Reasoning, "reasoning content", m.ReasoningContent); err != nil {
+		"reasoning", deref(m.Reasoning), "reasoning content", deref(m.ReasoningContent)); err != nil {
 		return p, 0, err
 	}
 	var err error

@@ -449,6 +449,9 @@ func TestExportJSONL(t *testing.T) {
 		if n != len(all) {
 			t.Errorf("ExportJSONL(%q) = %d sessions, ExportAll %d", source, n, len(all))
 		}
+		if (source == "" || source == "cli") && !strings.Contains(buf.String(), `"héllo <b> & 日本"`) {
+			t.Errorf("ExportJSONL(%q) escaped text: want <, & and non-ASCII written as they are", source)
+		}
 		var lines []string
 		if buf.Len() > 0 {
 			if !bytes.HasSuffix(buf.Bytes(), []byte("\n")) {
