@@ -142,7 +142,9 @@ type SessionRichRowRow struct {
 }
 
 // SessionRichRow is one session shaped as SessionListRich shapes a row; the
-// projection reads a compression tip through it.
+// projection reads a compression tip through it. It repeats the two
+// subqueries rather than adding an optional id filter to SessionListRich:
+// "(? IS NULL OR s.id = ?)" would keep SQLite from using the primary key.
 func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (SessionRichRowRow, error) {
 	row := db.QueryRowContext(ctx, sessionRichRow, id)
 	var i SessionRichRowRow

@@ -34,7 +34,9 @@ ORDER BY s.started_at DESC, s.id DESC
 LIMIT @limit OFFSET @offset;
 
 -- SessionRichRow is one session shaped as SessionListRich shapes a row; the
--- projection reads a compression tip through it.
+-- projection reads a compression tip through it. It repeats the two
+-- subqueries rather than adding an optional id filter to SessionListRich:
+-- "(? IS NULL OR s.id = ?)" would keep SQLite from using the primary key.
 -- name: SessionRichRow :one
 SELECT sqlc.embed(s),
     CAST(COALESCE(

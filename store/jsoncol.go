@@ -18,19 +18,21 @@ import (
 // encodeJSON returns the column value for a JSON argument: NULL for a value
 // Python treats as falsy (absent, null, false, 0, "", [], {}), as the
 // original stores `json.dumps(x) if x else None`; otherwise the Python-format
-// text. Text that is not one JSON value is an ErrInvalidJSON naming field.
-func encodeJSON(field string, raw json.RawMessage) (*string, error) {
+// text. It also returns the value's tool-call count (see NewMessage.ToolCalls),
+// from the same single scan. Text that is not one JSON value is an
+// ErrInvalidJSON naming field.
+func encodeJSON(field string, raw json.RawMessage) (*string, int, error) {
 	if len(raw) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
-	text, err := pyjson.Encode(raw)
+	v, err := pyjson.Analyze(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
+		return nil, 0, fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
 	}
-	if !pyjson.Truthy([]byte(text)) {
-		return nil, nil
+	if !v.Truthy {
+		return nil, v.Calls, nil
 	}
-	return &text, nil
+	return &v.Text, v.Calls, nil
 }
 
 // rawJSON returns a stored JSON column for a caller: the text unchanged, or,

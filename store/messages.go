@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
-	"github.com/hermesstate/hermesstate/internal/pyjson"
 )
 
 // NewMessage is a message to append. Empty strings and nil pointers are
@@ -217,21 +216,24 @@ func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) 
 		Reasoning:        m.Reasoning,
 		ReasoningContent: m.ReasoningContent,
 	}
+	calls := 0
+	if p.ToolCalls, calls, err = encodeJSON("tool calls", m.ToolCalls); err != nil {
+		return p, 0, err
+	}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
 		col  **string
 	}{
-		{"tool calls", m.ToolCalls, &p.ToolCalls},
 		{"reasoning details", m.ReasoningDetails, &p.ReasoningDetails},
 		{"codex reasoning items", m.CodexReasoningItems, &p.CodexReasoningItems},
 		{"codex message items", m.CodexMessageItems, &p.CodexMessageItems},
 	} {
-		if *f.col, err = encodeJSON(f.name, f.raw); err != nil {
+		if *f.col, _, err = encodeJSON(f.name, f.raw); err != nil {
 			return p, 0, err
 		}
 	}
-	return p, pyjson.CountCalls(m.ToolCalls), nil
+	return p, calls, nil
 }
 
 // insertMessage runs the INSERT, mapping the foreign-key failure of an

@@ -37,7 +37,7 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error)
 		"system prompt", n.SystemPrompt, "user id", n.UserID, "parent session id", n.ParentSessionID); err != nil {
 		return "", err
 	}
-	cfg, err := encodeJSON("model config", n.ModelConfig)
+	cfg, _, err := encodeJSON("model config", n.ModelConfig)
 	if err != nil {
 		return "", err
 	}

@@ -8,9 +8,11 @@ import "strconv"
 // valid value. Invalid JSON (including empty input) returns false; no error is reported.
 func Truthy(raw []byte) bool {
 	s, err := scan(raw)
-	if err != nil {
-		return false
-	}
+	return err == nil && s.truthy()
+}
+
+// truthy is Truthy for a scanned value.
+func (s *scanner) truthy() bool {
 	switch s.first {
 	case 'n', 'f':
 		return false
@@ -47,6 +49,11 @@ func CountCalls(raw []byte) int {
 	if err != nil {
 		return 0
 	}
+	return s.calls()
+}
+
+// calls is CountCalls for a scanned value.
+func (s *scanner) calls() int {
 	switch s.first {
 	case 'n':
 		return 0
@@ -55,4 +62,23 @@ func CountCalls(raw []byte) int {
 	default:
 		return 1
 	}
+}
+
+// Value is one JSON value as Python stores it, with what the store asks of
+// it before writing.
+type Value struct {
+	Text   string // Encode's output
+	Truthy bool   // Truthy's answer
+	Calls  int    // CountCalls' answer
+}
+
+// Analyze is Encode, Truthy and CountCalls in one pass over raw, for a
+// write path that needs all three (a 10 MB tool-call list is scanned once,
+// not three times). It returns Encode's errors.
+func Analyze(raw []byte) (Value, error) {
+	s, err := scan(raw)
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{Text: string(s.out), Truthy: s.truthy(), Calls: s.calls()}, nil
 }

@@ -1,6 +1,9 @@
 package pyjson
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestTruthy(t *testing.T) {
 	t.Parallel()
@@ -79,5 +82,35 @@ func TestCountCalls(t *testing.T) {
 				t.Errorf("CountCalls(%q) = %d; want %d", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestAnalyze: one pass gives exactly what Encode, Truthy and CountCalls
+// give separately.
+func TestAnalyze(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		raw  string
+		want Value
+	}{
+		{`[{"id":"c1"},{"id":"c2"}]`, Value{Text: `[{"id": "c1"}, {"id": "c2"}]`, Truthy: true, Calls: 2}},
+		{`[]`, Value{Text: `[]`, Truthy: false, Calls: 0}},
+		{`{}`, Value{Text: `{}`, Truthy: false, Calls: 1}},
+		{`{"a":"通"}`, Value{Text: `{"a": "\u901a"}`, Truthy: true, Calls: 1}},
+		{`null`, Value{Text: `null`, Truthy: false, Calls: 0}},
+		{`0.0`, Value{Text: `0.0`, Truthy: false, Calls: 1}},
+		{`"x"`, Value{Text: `"x"`, Truthy: true, Calls: 1}},
+	} {
+		got, err := Analyze([]byte(tt.raw))
+		if err != nil || got != tt.want {
+			t.Errorf("Analyze(%s) = %+v, %v; want %+v", tt.raw, got, err, tt.want)
+		}
+		text, _ := Encode([]byte(tt.raw))
+		if got.Text != text || got.Truthy != Truthy([]byte(tt.raw)) || got.Calls != CountCalls([]byte(tt.raw)) {
+			t.Errorf("Analyze(%s) = %+v disagrees with Encode/Truthy/CountCalls", tt.raw, got)
+		}
+	}
+	if _, err := Analyze([]byte(`[1,]`)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Analyze([1,]) error = %v, want ErrInvalid", err)
 	}
 }
