@@ -27,35 +27,19 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hermesstate/hermesstate/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	code := cli.Exit("migrate", usageSummary, run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// exitCode prints err (if any) as one line and maps it to the exit status.
-func exitCode(err error, stderr io.Writer) int {
-	var usage usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "migrate: %v\n", err)
-		fmt.Fprintln(stderr, "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help)")
-		return 2
-	case errors.Is(err, errHelp):
-		return 0
-	default:
-		fmt.Fprintf(stderr, "migrate: %v\n", oneLine(err))
-		return 1
-	}
-}
+// usageSummary is the line printed after a usage error.
+const usageSummary = "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help)"

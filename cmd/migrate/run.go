@@ -14,18 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hermesstate/hermesstate/internal/cli"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
-	"github.com/hermesstate/hermesstate/store"
 )
-
-// usageError is a mistake on the command line (exit status 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-// errHelp is -h: usage printed, exit 0.
-var errHelp = errors.New("help requested")
 
 // options are the parsed command line.
 type options struct {
@@ -76,28 +68,17 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(fs.Output(), helpText, migrations.Latest)
 		fs.PrintDefaults()
 	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return o, errHelp
-			}
-			return o, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
+	positional, err := cli.Parse(fs, args)
+	if err != nil {
+		return o, err
 	}
 	if len(positional) == 0 {
-		return o, usageError{"no command given"}
+		return o, cli.Usagef("no command given")
 	}
 	o.command = positional[0]
 	spec, ok := commands[o.command]
 	if !ok {
-		return o, usageError{fmt.Sprintf("unknown command %q", o.command)}
+		return o, cli.Usagef("unknown command %q", o.command)
 	}
 	want := 1
 	if spec.takesN {
@@ -105,9 +86,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	if len(positional) != want {
 		if spec.takesN {
-			return o, usageError{fmt.Sprintf("%s needs one version number", o.command)}
+			return o, cli.Usagef("%s needs one version number", o.command)
 		}
-		return o, usageError{fmt.Sprintf("%s takes no arguments, got %q", o.command, strings.Join(positional[1:], " "))}
+		return o, cli.Usagef("%s takes no arguments, got %q", o.command, strings.Join(positional[1:], " "))
 	}
 	if spec.takesN {
 		lowest := int64(0) // down-to 0 rolls everything back
@@ -116,12 +97,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		}
 		n, err := strconv.ParseInt(positional[1], 10, 64)
 		if err != nil || n < lowest || n > migrations.Latest {
-			return o, usageError{fmt.Sprintf("%s: version must be a number from %d to %d, got %q", o.command, lowest, migrations.Latest, positional[1])}
+			return o, cli.Usagef("%s: version must be a number from %d to %d, got %q", o.command, lowest, migrations.Latest, positional[1])
 		}
 		o.target = n
 	}
 	if o.dryRun && !spec.dryRun {
-		return o, usageError{fmt.Sprintf("-dry-run applies to up, up-to, down and down-to, not %s", o.command)}
+		return o, cli.Usagef("-dry-run applies to up, up-to, down and down-to, not %s", o.command)
 	}
 	return o, nil
 }
@@ -132,10 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.path == "" {
-		if o.path, err = store.DefaultPath(); err != nil {
-			return err
-		}
+	if o.path, err = cli.DatabasePath(o.path); err != nil {
+		return err
 	}
 	if o.command == "status" || o.command == "version" {
 		return report(ctx, o, stdout)
@@ -304,9 +283,4 @@ func printResults(w io.Writer, res []migrations.Result, dryRun bool) {
 		}
 		fmt.Fprintf(w, "%-11s  %s  (%s)\n", verb, r.Name, r.Duration.Round(10*time.Microsecond))
 	}
-}
-
-// oneLine flattens an error message to one line.
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
 }

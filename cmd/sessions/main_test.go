@@ -1,0 +1,253 @@
+package main
+
+// The tests run the real command: TestMain builds it once and every test
+// executes the binary against copies of one fixture database (built once,
+// through the store API, with a fixed clock) or against files of its own in
+// t.TempDir(), as goose's goose_cli_test.go and cmd/migrate's tests do. The
+// children run with TZ=UTC, so the human output's local times are exact. The
+// test binary doubles as a helper process for the backup test (see
+// helperMain).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/store"
+)
+
+var (
+	// sessionsBin is the command, built with -tags sqlite_fts5.
+	sessionsBin string
+	// fixturePath is the shared fixture database; tests use copies.
+	fixturePath string
+)
+
+// Helper-process protocol: the test binary re-executed with helperEnv set
+// runs helperMain with the database at helperDBEnv.
+const (
+	helperEnv   = "HERMESSTATE_SESSIONS_HELPER"
+	helperDBEnv = "HERMESSTATE_DB"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helperMain(mode, os.Getenv(helperDBEnv)))
+	}
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "sessions-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	sessionsBin = filepath.Join(dir, "sessions")
+	fixturePath = filepath.Join(dir, "fixture", "state.db")
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	wg.Go(func() { errs[0] = goBuild(sessionsBin) })
+	wg.Go(func() { errs[1] = buildFixture(fixturePath) })
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// goBuild builds the command into bin.
+func goBuild(bin string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-tags", "sqlite_fts5", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// result is how one run of the command ended.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs the command with args, TZ=UTC and the extra environment
+// variables env, with HERMES_HOME and HOME pointing nowhere useful unless
+// env sets them, and waits at most 30 s for it.
+func runSessions(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sessionsBin, args...)
+	cmd.Env = append([]string{"TZ=UTC", "PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(t.TempDir(), "home")}, env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("sessions %s: no exit within 30s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), &stdout, &stderr)
+	}
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("sessions %s: %v", strings.Join(args, " "), err)
+	}
+	return r
+}
+
+// sessions runs the command with args, which must exit 0 with nothing on
+// standard error, and returns its standard output.
+func sessions(t *testing.T, args ...string) string {
+	t.Helper()
+	r := runSessions(t, nil, args...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("sessions %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// sessionsJSON runs the command with --json and args and decodes its
+// output, one JSON document, into a value of type T.
+func sessionsJSON[T any](t *testing.T, args ...string) T {
+	t.Helper()
+	out := sessions(t, append([]string{"--json"}, args...)...)
+	var v T
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("sessions --json %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	if dec.More() {
+		t.Fatalf("sessions --json %s: more than one JSON document:\n%s", strings.Join(args, " "), out)
+	}
+	if !strings.HasSuffix(out, "}\n") && !strings.HasSuffix(out, "]\n") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("sessions --json %s: not one line:\n%s", strings.Join(args, " "), out)
+	}
+	return v
+}
+
+// failure runs the command, which must exit with code, print nothing on
+// standard output and exactly the lines want on standard error.
+func failure(t *testing.T, code int, want []string, args ...string) {
+	t.Helper()
+	r := runSessions(t, nil, args...)
+	if r.code != code {
+		t.Errorf("sessions %s: exit %d, want %d", strings.Join(args, " "), r.code, code)
+	}
+	if r.stdout != "" {
+		t.Errorf("sessions %s: stdout = %q, want nothing", strings.Join(args, " "), r.stdout)
+	}
+	if diff := cmp.Diff(want, lines(r.stderr)); diff != "" {
+		t.Errorf("sessions %s: stderr (-want +got):\n%s", strings.Join(args, " "), diff)
+	}
+}
+
+// lines splits output into its lines.
+func lines(out string) []string {
+	if out == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}
+
+// text joins lines into the output they make.
+func text(lines ...string) string {
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// fixtureCopy copies the shared fixture database into a new directory and
+// returns its path.
+func fixtureCopy(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(fixturePath + suffix)
+		if errors.Is(err, os.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// openStore opens path with the store (test-side setup and checks) and
+// closes it when the test ends.
+func openStore(t *testing.T, path string, opts *store.Options) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// helperMain is the helper process. Mode "append": open the store, print
+// "ready", then append messages to session "writer" one write at a time
+// until standard input is closed, then print how many it appended.
+func helperMain(mode, path string) int {
+	switch mode {
+	case "append":
+		return appendUntilClosed(path)
+	}
+	fmt.Fprintf(os.Stderr, "helper: unknown mode %q\n", mode)
+	return 1
+}
+
+// appendUntilClosed is the "append" helper.
+func appendUntilClosed(path string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := store.Open(ctx, path, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		return 1
+	}
+	defer s.Close()
+	if err := s.EnsureSession(ctx, "writer", "cli", ""); err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		return 1
+	}
+	stop := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		close(stop)
+	}()
+	fmt.Println("ready")
+	n := 0
+	for {
+		select {
+		case <-stop:
+			fmt.Println(n)
+			return 0
+		default:
+		}
+		content := fmt.Sprintf("message %d", n+1)
+		if _, err := s.AppendMessage(ctx, "writer", store.NewMessage{Role: "user", Content: &content}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		n++
+	}
+}
