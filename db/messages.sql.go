@@ -117,6 +117,73 @@ func (q *Queries) MessageDeleteBySession(ctx context.Context, db DBTX, sessionID
 	return result.RowsAffected()
 }
 
+const messageIDsTaken = `-- name: MessageIDsTaken :one
+SELECT COUNT(*) FROM messages WHERE id IN (SELECT value FROM json_each(?1))
+`
+
+// MessageIDsTaken counts how many of a list of message ids (a JSON array)
+// are already in use.
+func (q *Queries) MessageIDsTaken(ctx context.Context, db DBTX, ids interface{}) (int64, error) {
+	row := db.QueryRowContext(ctx, messageIDsTaken, ids)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const messageImport = `-- name: MessageImport :exec
+INSERT INTO messages (
+    id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
+    token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
+    codex_reasoning_items, codex_message_items
+) VALUES (
+    ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+    ?9, ?10, ?11, ?12, ?13,
+    ?14, ?15
+)
+`
+
+type MessageImportParams struct {
+	ID                  *int64
+	SessionID           string
+	Role                string
+	Content             *string
+	ToolCallID          *string
+	ToolCalls           *string
+	ToolName            *string
+	Timestamp           float64
+	TokenCount          *int64
+	FinishReason        *string
+	Reasoning           *string
+	ReasoningContent    *string
+	ReasoningDetails    *string
+	CodexReasoningItems *string
+	CodexMessageItems   *string
+}
+
+// MessageImport writes one message of an imported session with every
+// column given. A NULL id takes the next AUTOINCREMENT id; a given id is
+// kept, so an export imported into a fresh file exports identically.
+func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportParams) error {
+	_, err := db.ExecContext(ctx, messageImport,
+		arg.ID,
+		arg.SessionID,
+		arg.Role,
+		arg.Content,
+		arg.ToolCallID,
+		arg.ToolCalls,
+		arg.ToolName,
+		arg.Timestamp,
+		arg.TokenCount,
+		arg.FinishReason,
+		arg.Reasoning,
+		arg.ReasoningContent,
+		arg.ReasoningDetails,
+		arg.CodexReasoningItems,
+		arg.CodexMessageItems,
+	)
+	return err
+}
+
 const messageInsert = `-- name: MessageInsert :execlastid
 INSERT INTO messages (
     session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,

@@ -359,6 +359,106 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 	return i, err
 }
 
+const sessionImport = `-- name: SessionImport :exec
+INSERT INTO sessions (
+    id, source, user_id, model, model_config, system_prompt, parent_session_id,
+    started_at, ended_at, end_reason, message_count, tool_call_count,
+    input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens,
+    reasoning_tokens, billing_provider, billing_base_url, billing_mode,
+    estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
+    pricing_version, api_call_count
+) VALUES (
+    ?1, ?2, ?3, ?4, ?5, ?6, ?7,
+    ?8, ?9, ?10, ?11, ?12,
+    ?13, ?14, ?15, ?16, ?17,
+    ?18, ?19, ?20, ?21,
+    ?22, ?23, ?24, ?25,
+    ?26, ?27
+)
+`
+
+type SessionImportParams struct {
+	ID               string
+	Source           string
+	UserID           *string
+	Model            *string
+	ModelConfig      *string
+	SystemPrompt     *string
+	ParentSessionID  *string
+	StartedAt        float64
+	EndedAt          *float64
+	EndReason        *string
+	MessageCount     *int64
+	ToolCallCount    *int64
+	InputTokens      *int64
+	OutputTokens     *int64
+	Title            *string
+	CacheReadTokens  *int64
+	CacheWriteTokens *int64
+	ReasoningTokens  *int64
+	BillingProvider  *string
+	BillingBaseURL   *string
+	BillingMode      *string
+	EstimatedCostUSD *float64
+	ActualCostUSD    *float64
+	CostStatus       *string
+	CostSource       *string
+	PricingVersion   *string
+	APICallCount     *int64
+}
+
+// SessionImport writes a session row exactly as an export carries it,
+// every column given (ImportJSONL). OR IGNORE never applies: the importer
+// skips existing ids before it gets here, inside the same transaction.
+func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportParams) error {
+	_, err := db.ExecContext(ctx, sessionImport,
+		arg.ID,
+		arg.Source,
+		arg.UserID,
+		arg.Model,
+		arg.ModelConfig,
+		arg.SystemPrompt,
+		arg.ParentSessionID,
+		arg.StartedAt,
+		arg.EndedAt,
+		arg.EndReason,
+		arg.MessageCount,
+		arg.ToolCallCount,
+		arg.InputTokens,
+		arg.OutputTokens,
+		arg.Title,
+		arg.CacheReadTokens,
+		arg.CacheWriteTokens,
+		arg.ReasoningTokens,
+		arg.BillingProvider,
+		arg.BillingBaseURL,
+		arg.BillingMode,
+		arg.EstimatedCostUSD,
+		arg.ActualCostUSD,
+		arg.CostStatus,
+		arg.CostSource,
+		arg.PricingVersion,
+		arg.APICallCount,
+	)
+	return err
+}
+
+const sessionLastActive = `-- name: SessionLastActive :one
+SELECT CAST(COALESCE(
+    (SELECT MAX(timestamp) FROM messages WHERE session_id = sessions.id), started_at
+) AS REAL) AS last_active
+FROM sessions WHERE id = ?1
+`
+
+// SessionLastActive is a session's last activity as the export order
+// computes it: its newest message's timestamp, else its start.
+func (q *Queries) SessionLastActive(ctx context.Context, db DBTX, id interface{}) (float64, error) {
+	row := db.QueryRowContext(ctx, sessionLastActive, id)
+	var last_active float64
+	err := row.Scan(&last_active)
+	return last_active, err
+}
+
 const sessionOrphanChildren = `-- name: SessionOrphanChildren :execrows
 UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1
 `
@@ -471,6 +571,26 @@ type SessionSetMessageCountsParams struct {
 // or cleared.
 func (q *Queries) SessionSetMessageCounts(ctx context.Context, db DBTX, arg SessionSetMessageCountsParams) (int64, error) {
 	result, err := db.ExecContext(ctx, sessionSetMessageCounts, arg.MessageCount, arg.ToolCallCount, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionSetParent = `-- name: SessionSetParent :execrows
+UPDATE sessions SET parent_session_id = ?1
+WHERE id = ?2 AND parent_session_id IS NULL
+`
+
+type SessionSetParentParams struct {
+	ParentSessionID *string
+	ID              string
+}
+
+// SessionSetParent links an imported session to its parent once the parent
+// exists (it may come later in the file than the child).
+func (q *Queries) SessionSetParent(ctx context.Context, db DBTX, arg SessionSetParentParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetParent, arg.ParentSessionID, arg.ID)
 	if err != nil {
 		return 0, err
 	}

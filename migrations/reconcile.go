@@ -119,20 +119,9 @@ func plan(declared, live snapshot) []change {
 		if o.Type != "virtual" {
 			continue
 		}
-		triggers := ftsTriggers(declared, name)
-		if !missingAny(live, append([]string{name}, triggers...)) {
-			continue
+		if missingAny(live, append([]string{name}, ftsTriggers(declared, name)...)) {
+			out = append(out, ftsRebuild(declared, name))
 		}
-		c := change{what: "rebuild full-text index " + name}
-		for _, t := range triggers {
-			c.stmts = append(c.stmts, "DROP TRIGGER IF EXISTS "+quoteIdent(t))
-		}
-		c.stmts = append(c.stmts, "DROP TABLE IF EXISTS "+quoteIdent(name), o.SQL)
-		for _, t := range triggers {
-			c.stmts = append(c.stmts, declared.objects[t].SQL)
-		}
-		c.stmts = append(c.stmts, fmt.Sprintf(sqlFTSBackfill, quoteIdent(name)))
-		out = append(out, c)
 	}
 	for _, kind := range []string{"index", "trigger"} {
 		for _, name := range sortedNames(declared.objects) {
@@ -146,6 +135,50 @@ func plan(declared, live snapshot) []change {
 		}
 	}
 	return out
+}
+
+// ftsRebuild drops FTS table name and its triggers, creates them as
+// declared and fills the table from every message row. Dropping rather than
+// clearing works whatever state the shadow tables are in: FTS5 drops them
+// by name without reading them.
+func ftsRebuild(declared snapshot, name string) change {
+	triggers := ftsTriggers(declared, name)
+	c := change{what: "rebuild full-text index " + name}
+	for _, t := range triggers {
+		c.stmts = append(c.stmts, "DROP TRIGGER IF EXISTS "+quoteIdent(t))
+	}
+	c.stmts = append(c.stmts, "DROP TABLE IF EXISTS "+quoteIdent(name), declared.objects[name].SQL)
+	for _, t := range triggers {
+		c.stmts = append(c.stmts, declared.objects[t].SQL)
+	}
+	c.stmts = append(c.stmts, fmt.Sprintf(sqlFTSBackfill, quoteIdent(name)))
+	return c
+}
+
+// RebuildFTS recreates every full-text index the schema declares
+// (messages_fts, messages_fts_trigram), with its triggers, and fills it from
+// the messages table, inside tx: the repair for an index whose shadow tables
+// are damaged or that has lost or gained rows. It returns what it did, one
+// entry per index. The caller commits tx; until then nothing is visible.
+func RebuildFTS(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	declared, err := loadDeclared()
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, name := range sortedNames(declared.objects) {
+		if declared.objects[name].Type != "virtual" {
+			continue
+		}
+		c := ftsRebuild(declared, name)
+		for _, stmt := range c.stmts {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.what, err)
+			}
+		}
+		done = append(done, c.what)
+	}
+	return done, nil
 }
 
 // ftsTriggers returns the declared triggers that keep FTS table fts in sync,

@@ -56,3 +56,22 @@ SELECT COUNT(*) FROM messages WHERE session_id = @session_id;
 -- remove them from both indexes).
 -- name: MessageDeleteBySession :execrows
 DELETE FROM messages WHERE session_id = @session_id;
+
+-- MessageImport writes one message of an imported session with every
+-- column given. A NULL id takes the next AUTOINCREMENT id; a given id is
+-- kept, so an export imported into a fresh file exports identically.
+-- name: MessageImport :exec
+INSERT INTO messages (
+    id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
+    token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
+    codex_reasoning_items, codex_message_items
+) VALUES (
+    sqlc.narg(id), @session_id, @role, @content, @tool_call_id, @tool_calls, @tool_name, @timestamp,
+    @token_count, @finish_reason, @reasoning, @reasoning_content, @reasoning_details,
+    @codex_reasoning_items, @codex_message_items
+);
+
+-- MessageIDsTaken counts how many of a list of message ids (a JSON array)
+-- are already in use.
+-- name: MessageIDsTaken :one
+SELECT COUNT(*) FROM messages WHERE id IN (SELECT value FROM json_each(@ids));

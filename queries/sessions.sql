@@ -152,3 +152,37 @@ LEFT JOIN (
 WHERE CAST(sqlc.narg(source) AS TEXT) IS NULL OR s.source = sqlc.narg(source)
 ORDER BY last_active DESC, s.started_at DESC, s.id DESC
 LIMIT @limit OFFSET @offset;
+
+-- SessionLastActive is a session's last activity as the export order
+-- computes it: its newest message's timestamp, else its start.
+-- name: SessionLastActive :one
+SELECT CAST(COALESCE(
+    (SELECT MAX(timestamp) FROM messages WHERE session_id = sessions.id), started_at
+) AS REAL) AS last_active
+FROM sessions WHERE id = @id;
+
+-- SessionImport writes a session row exactly as an export carries it,
+-- every column given (ImportJSONL). A plain INSERT: the importer skips
+-- existing ids before it gets here, inside the same transaction.
+-- name: SessionImport :exec
+INSERT INTO sessions (
+    id, source, user_id, model, model_config, system_prompt, parent_session_id,
+    started_at, ended_at, end_reason, message_count, tool_call_count,
+    input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens,
+    reasoning_tokens, billing_provider, billing_base_url, billing_mode,
+    estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
+    pricing_version, api_call_count
+) VALUES (
+    @id, @source, @user_id, @model, @model_config, @system_prompt, @parent_session_id,
+    @started_at, @ended_at, @end_reason, @message_count, @tool_call_count,
+    @input_tokens, @output_tokens, @title, @cache_read_tokens, @cache_write_tokens,
+    @reasoning_tokens, @billing_provider, @billing_base_url, @billing_mode,
+    @estimated_cost_usd, @actual_cost_usd, @cost_status, @cost_source,
+    @pricing_version, @api_call_count
+);
+
+-- SessionSetParent links an imported session to its parent once the parent
+-- exists (it may come later in the file than the child).
+-- name: SessionSetParent :execrows
+UPDATE sessions SET parent_session_id = @parent_session_id
+WHERE id = @id AND parent_session_id IS NULL;

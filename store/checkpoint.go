@@ -79,7 +79,11 @@ func (s *Store) checkpoint(ctx context.Context, mode CheckpointMode) (Checkpoint
 		return CheckpointResult{}, fmt.Errorf("store: unknown checkpoint mode %d", int(mode))
 	}
 	var res CheckpointResult
-	err := s.w.QueryRowContext(ctx, stmt).Scan(&res.Busy, &res.LogFrames, &res.CheckpointedFrames)
+	w, err := s.writer()
+	if err != nil {
+		return res, err
+	}
+	err = w.QueryRowContext(ctx, stmt).Scan(&res.Busy, &res.LogFrames, &res.CheckpointedFrames)
 	if err != nil {
 		return res, fmt.Errorf("store: checkpoint %s: %w", mode, sqlite.Classify(err))
 	}

@@ -54,6 +54,9 @@ type PruneOptions struct {
 	// SessionsDir, when not "", is where the pruned sessions' transcript
 	// files are removed (as DeleteSession does).
 	SessionsDir string
+	// DryRun counts the sessions that would be pruned and deletes nothing
+	// (no write lock is taken).
+	DryRun bool
 }
 
 // PruneSessions deletes, in one transaction, every ended session that
@@ -62,18 +65,29 @@ type PruneOptions struct {
 // children of a pruned session become roots, so a chain A→B→C→D with A and B
 // old loses A and B, and C's parent is cleared while D keeps C.
 //
+// With opts.DryRun it returns how many sessions would be deleted, read in
+// one snapshot, and changes nothing.
+//
 // It returns ErrBusy or ErrClosed.
 func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, error) {
 	age := opts.OlderThan
 	if age == 0 {
 		age = 90 * 24 * time.Hour
 	}
+	candidates := db.SessionPruneCandidatesParams{Cutoff: s.now() - age.Seconds(), Source: nullable(opts.Source)}
+	if opts.DryRun {
+		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
+			return s.q.SessionPruneCandidates(ctx, q, candidates)
+		})
+		if err != nil {
+			return 0, fmt.Errorf("store: prune sessions (dry run): %w", err)
+		}
+		return len(ids), nil
+	}
 	var ids []string
 	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		var err error
-		ids, err = s.q.SessionPruneCandidates(ctx, tx, db.SessionPruneCandidatesParams{
-			Cutoff: s.now() - age.Seconds(), Source: nullable(opts.Source),
-		})
+		ids, err = s.q.SessionPruneCandidates(ctx, tx, candidates)
 		if err != nil {
 			return err
 		}

@@ -66,6 +66,17 @@ var (
 	// filesystem refuses writes.
 	ErrReadOnly = sqlite.ErrReadOnly
 
+	// ErrCorrupt is returned when SQLite finds the file or a full-text index
+	// damaged. For a damaged index (search fails with it while everything
+	// else works), RebuildSearchIndex rebuilds both indexes from the
+	// messages; Check reports which structure is damaged.
+	ErrCorrupt = sqlite.ErrCorrupt
+
+	// ErrDiskFull is returned by a write that found the disk full. The
+	// transaction was rolled back: the database is as it was, and writing
+	// works again once there is space.
+	ErrDiskFull = sqlite.ErrDiskFull
+
 	// ErrCantOpen is returned by Open when SQLite cannot open the path.
 	ErrCantOpen = sqlite.ErrCantOpen
 

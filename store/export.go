@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -60,46 +61,41 @@ func (s *Store) ExportAll(ctx context.Context, source string) ([]SessionExport, 
 	return out, err
 }
 
+// ExportOptions select what ExportJSONL writes. The zero value is every
+// session, as ExportAll returns them.
+type ExportOptions struct {
+	// Source limits the export to one source; "" exports every source.
+	Source string
+	// IDs, when not empty, exports exactly these sessions (of Source, when
+	// that is set too), in the order given. An id naming no session fails
+	// the export with ErrSessionNotFound before anything is written.
+	IDs []string
+	// Progress, when not nil, is called after each session line is written
+	// with the number written so far.
+	Progress func(written int)
+}
+
 // ExportJSONL writes what ExportAll returns to w as JSON Lines, one session
 // object per line (the Session fields, last_active and a "messages" array),
 // in bounded memory: one session's messages at a time, streamed message by
-// message, whatever the number of sessions and messages. The whole export
-// reads one snapshot of the database. It returns the number of sessions
-// written.
+// message, whatever the number of sessions and messages. opts narrows the
+// export to a source or a list of ids. The whole export reads one snapshot
+// of the database. It returns the number of sessions written.
 //
-// It returns w's write error or ErrClosed.
-func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, source string) (int, error) {
+// It returns ErrSessionNotFound for an unknown id in opts.IDs, w's write
+// error, or ErrClosed.
+func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions) (int, error) {
 	bw := bufio.NewWriter(w)
 	n := 0
 	err := readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.walkSessions(ctx, tx, source, func(e SessionExport) error {
-			head, err := marshalJSON(e)
-			if err != nil {
-				return err
-			}
-			// "messages":[] is the last field: cut the line open after its
-			// [ and stream the messages into it.
-			if _, err := bw.Write(bytes.TrimSuffix(head, []byte("]}\n"))); err != nil {
-				return err
-			}
-			sep := ""
-			err = s.streamMessages(ctx, tx, e.ID, func(m Message) error {
-				b, err := marshalJSON(m)
-				if err != nil {
-					return err
-				}
-				bw.WriteString(sep)
-				sep = ","
-				_, err = bw.Write(bytes.TrimSuffix(b, []byte("\n")))
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if _, err := bw.WriteString("]}\n"); err != nil {
+		return s.walkExport(ctx, tx, opts, func(e SessionExport) error {
+			if err := s.writeExportLine(ctx, tx, bw, e); err != nil {
 				return err
 			}
 			n++
+			if opts.Progress != nil {
+				opts.Progress(n)
+			}
 			return nil
 		})
 	})
@@ -107,6 +103,54 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, source string) (in
 		return n, fmt.Errorf("store: export: %w", err)
 	}
 	return n, bw.Flush()
+}
+
+// ExportCount returns how many sessions ExportJSONL would write with opts
+// (to size a progress bar). It returns ErrSessionNotFound for an unknown id
+// in opts.IDs, or ErrClosed.
+func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (int, error) {
+	if len(opts.IDs) == 0 {
+		n, err := s.SessionCount(ctx, opts.Source)
+		return int(n), err
+	}
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+		n := 0
+		err := s.eachExportID(ctx, q, opts, func(db.Session) error {
+			n++
+			return nil
+		})
+		return n, err
+	})
+}
+
+// writeExportLine writes one session line, streaming its messages into the
+// line's "messages" array.
+func (s *Store) writeExportLine(ctx context.Context, tx *sql.Tx, bw *bufio.Writer, e SessionExport) error {
+	head, err := marshalJSON(e)
+	if err != nil {
+		return err
+	}
+	// "messages":[] is the last field: cut the line open after its [ and
+	// stream the messages into it.
+	if _, err := bw.Write(bytes.TrimSuffix(head, []byte("]}\n"))); err != nil {
+		return err
+	}
+	sep := ""
+	err = s.streamMessages(ctx, tx, e.ID, func(m Message) error {
+		b, err := marshalJSON(m)
+		if err != nil {
+			return err
+		}
+		bw.WriteString(sep)
+		sep = ","
+		_, err = bw.Write(bytes.TrimSuffix(b, []byte("\n")))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = bw.WriteString("]}\n")
+	return err
 }
 
 // marshalJSON is json.Marshal without HTML escaping (an export is data, not
@@ -123,7 +167,7 @@ func marshalJSON(v any) ([]byte, error) {
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
 	return readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.walkSessions(ctx, tx, source, func(e SessionExport) error {
+		return s.walkExport(ctx, tx, ExportOptions{Source: source}, func(e SessionExport) error {
 			err := s.streamMessages(ctx, tx, e.ID, func(m Message) error {
 				e.Messages = append(e.Messages, m)
 				return nil
@@ -149,6 +193,47 @@ LEFT JOIN (
 ) m ON m.session_id = s.id
 WHERE ?1 IS NULL OR s.source = ?1
 ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
+
+// walkExport streams the sessions opts selects to fn, Messages empty: the
+// ids given, in their order, after checking every one exists; else the
+// export order.
+func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, fn func(SessionExport) error) error {
+	if len(opts.IDs) == 0 {
+		return s.walkSessions(ctx, tx, opts.Source, fn)
+	}
+	if err := s.eachExportID(ctx, tx, opts, func(db.Session) error { return nil }); err != nil {
+		return err
+	}
+	return s.eachExportID(ctx, tx, opts, func(r db.Session) error {
+		last, err := s.q.SessionLastActive(ctx, tx, r.ID)
+		if err != nil {
+			return err
+		}
+		return fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(last), Messages: []Message{}})
+	})
+}
+
+// eachExportID calls fn with the row of each of opts.IDs that has
+// opts.Source (any source when ""), failing with ErrSessionNotFound at the
+// first id that names no session.
+func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions, fn func(db.Session) error) error {
+	for _, id := range opts.IDs {
+		r, err := s.q.SessionGet(ctx, q, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+		}
+		if err != nil {
+			return err
+		}
+		if opts.Source != "" && r.Source != opts.Source {
+			continue
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // walkSessions streams the sessions of the export order to fn, Messages
 // empty.

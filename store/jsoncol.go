@@ -35,17 +35,13 @@ func encodeJSON(field string, raw json.RawMessage) (*string, int, error) {
 	return &v.Text, v.Calls, nil
 }
 
-// rawJSON returns a stored JSON column for a caller: the text unchanged, or,
-// when it is not JSON (a row written by hand), a JSON string holding it.
-func rawJSON(col *string) json.RawMessage {
+// rawJSON returns a stored JSON column for a caller: the text unchanged,
+// nil for NULL.
+func rawJSON(col *string) JSONText {
 	if col == nil {
 		return nil
 	}
-	if json.Valid([]byte(*col)) {
-		return json.RawMessage(*col)
-	}
-	quoted, _ := json.Marshal(*col) // a string always marshals
-	return quoted
+	return JSONText(*col)
 }
 
 // toolCallsJSON is a stored tool_calls column as the original reads it:

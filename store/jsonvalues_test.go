@@ -169,9 +169,9 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 		m := msgs[0]
 		wantJSON(t, "tool_calls", jsonToolCalls, m.ToolCalls)
-		wantJSON(t, "reasoning_details", jsonReasoningDetails, m.ReasoningDetails)
-		wantJSON(t, "codex_reasoning_items", jsonCodexReasoning, m.CodexReasoningItems)
-		wantJSON(t, "codex_message_items", jsonCodexMessages, m.CodexMessageItems)
+		wantJSON(t, "reasoning_details", jsonReasoningDetails, json.RawMessage(m.ReasoningDetails))
+		wantJSON(t, "codex_reasoning_items", jsonCodexReasoning, json.RawMessage(m.CodexReasoningItems))
+		wantJSON(t, "codex_message_items", jsonCodexMessages, json.RawMessage(m.CodexMessageItems))
 		wantJSON(t, "dict tool_calls", jsonDictToolCalls, msgs[1].ToolCalls)
 	})
 
@@ -182,12 +182,12 @@ func TestJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantJSON(t, "model_config", jsonModelConfig, sess.ModelConfig)
+		wantJSON(t, "model_config", jsonModelConfig, json.RawMessage(sess.ModelConfig))
 		export, err := s.ExportSession(ctx, "s")
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantJSON(t, "export model_config", jsonModelConfig, export.ModelConfig)
+		wantJSON(t, "export model_config", jsonModelConfig, json.RawMessage(export.ModelConfig))
 		wantJSON(t, "export tool_calls", jsonToolCalls, export.Messages[0].ToolCalls)
 	})
 

@@ -67,9 +67,13 @@ func (s *Store) Vacuum(ctx context.Context) error {
 		return err
 	}
 	defer s.release()
+	w, err := s.writer()
+	if err != nil {
+		return err
+	}
 	// Hand-written: VACUUM is not a query sqlc can compile, and it must run
 	// on the writer connection outside any transaction.
-	if _, err := s.w.ExecContext(ctx, "VACUUM"); err != nil {
+	if _, err := w.ExecContext(ctx, "VACUUM"); err != nil {
 		return fmt.Errorf("store: vacuum: %w", sqlite.Classify(err))
 	}
 	return nil

@@ -55,6 +55,12 @@ type Options struct {
 	ReadConnections int
 	// SkipMigrations opens the file as it is: no migrations, no reconcile.
 	SkipMigrations bool
+	// ReadOnly opens an existing file for reading only, through read-only
+	// connections: nothing is created, migrated or reconciled, and no write
+	// lock is ever taken. Every write (and Checkpoint, Vacuum,
+	// RebuildSearchIndex) returns ErrReadOnly. Dashboards, health checks and
+	// backups use it to look at a live file without touching it.
+	ReadOnly bool
 	// Logger receives migration, reconcile and checkpoint events; nil logs
 	// nothing.
 	Logger *slog.Logger

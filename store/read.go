@@ -6,13 +6,15 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
 // read runs fn in one read transaction on the read-only pool while the
 // store is open, so every statement fn runs sees the same committed state
 // (one WAL snapshot) even while other connections write. The transaction is
 // DEFERRED (the reader DSN sets no _txlock) and only ever reads; it is
-// rolled back, which for a read transaction just ends it.
+// rolled back, which for a read transaction just ends it. SQLite errors
+// come back classified: a damaged file or index matches ErrCorrupt.
 //
 // A function rather than a method because Go methods cannot be generic.
 func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
@@ -26,7 +28,8 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX
 		return zero, fmt.Errorf("store: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(ctx, tx)
+	v, err := fn(ctx, tx)
+	return v, sqlite.Classify(err)
 }
 
 // readEach is read for callers that stream: fn gets the transaction itself

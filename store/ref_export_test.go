@@ -442,7 +442,7 @@ func TestExportJSONL(t *testing.T) {
 			t.Fatalf("ExportAll(%q): %v", source, err)
 		}
 		var buf bytes.Buffer
-		n, err := s.ExportJSONL(t.Context(), &buf, source)
+		n, err := s.ExportJSONL(t.Context(), &buf, ExportOptions{Source: source})
 		if err != nil {
 			t.Fatalf("ExportJSONL(%q): %v", source, err)
 		}

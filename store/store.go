@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -71,6 +72,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s.retry.OnRetry = func(int, error) { s.stats.retries.Add(1) }
 	cfg := sqlite.Config{BusyTimeout: o.BusyTimeout, Synchronous: o.Synchronous, Retry: s.retry}
+	if o.ReadOnly {
+		return s.openReadOnly(ctx, cfg)
+	}
 
 	w, err := sqlite.OpenWriter(ctx, path, cfg)
 	if err != nil {
@@ -90,6 +94,30 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s.r = r
 	return s, nil
+}
+
+// openReadOnly opens only the read-only pool, on a file that must exist:
+// Stat, not open, so no descriptor of ours ever touches the file outside
+// SQLite (closing one would drop SQLite's POSIX locks).
+func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, error) {
+	if _, err := os.Stat(s.path); err != nil {
+		return nil, fmt.Errorf("store: open read-only: %w", err)
+	}
+	r, err := sqlite.OpenReader(ctx, s.path, cfg, s.opts.ReadConnections)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	s.r = r
+	return s, nil
+}
+
+// writer returns the writer connection, or ErrReadOnly for a store opened
+// with Options.ReadOnly.
+func (s *Store) writer() (*sql.DB, error) {
+	if s.w == nil {
+		return nil, fmt.Errorf("store: opened with Options.ReadOnly: %w", ErrReadOnly)
+	}
+	return s.w, nil
 }
 
 // migrate applies pending migrations and the reconcile on the writer.
@@ -136,6 +164,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.w == nil {
+		return s.r.Close()
+	}
 	if _, err := s.checkpoint(context.Background(), CheckpointPassive); err != nil {
 		s.log.Debug("checkpoint on close failed", slog.Any("error", err))
 	}

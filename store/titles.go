@@ -123,29 +123,40 @@ var (
 //
 // It returns ErrClosed.
 func (s *Store) NextTitleInLineage(ctx context.Context, baseTitle string) (string, error) {
-	base := baseTitle
-	if m := numberedTitle.FindStringSubmatch(baseTitle); m != nil {
-		base = m[1]
-	}
+	base := lineageBase(baseTitle)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
-		titles, err := s.q.SessionLineageTitles(ctx, q, db.SessionLineageTitlesParams{
-			Base: &base, Pattern: new(fts.EscapeLike(base) + " #%"),
-		})
-		if err != nil || len(titles) == 0 {
-			return base, err
-		}
-		// Python ints are unbounded: "x #99999999999999999999" continues
-		// as "x #100000000000000000000", so the numbers are big.Ints.
-		highest := big.NewInt(1)
-		for _, t := range titles {
-			if m := anyNumberedTitle.FindStringSubmatch(t); m != nil {
-				if n, ok := new(big.Int).SetString(asciiDigits(m[1]), 10); ok && n.Cmp(highest) > 0 {
-					highest = n
-				}
+		return s.nextTitle(ctx, q, base)
+	})
+}
+
+// nextTitle is NextTitleInLineage for base (its " #n" already cut) inside
+// q's transaction.
+func (s *Store) nextTitle(ctx context.Context, q db.DBTX, base string) (string, error) {
+	titles, err := s.q.SessionLineageTitles(ctx, q, db.SessionLineageTitlesParams{
+		Base: &base, Pattern: new(fts.EscapeLike(base) + " #%"),
+	})
+	if err != nil || len(titles) == 0 {
+		return base, err
+	}
+	// Python ints are unbounded: "x #99999999999999999999" continues
+	// as "x #100000000000000000000", so the numbers are big.Ints.
+	highest := big.NewInt(1)
+	for _, t := range titles {
+		if m := anyNumberedTitle.FindStringSubmatch(t); m != nil {
+			if n, ok := new(big.Int).SetString(asciiDigits(m[1]), 10); ok && n.Cmp(highest) > 0 {
+				highest = n
 			}
 		}
-		return fmt.Sprintf("%s #%s", base, highest.Add(highest, big.NewInt(1))), nil
-	})
+	}
+	return fmt.Sprintf("%s #%s", base, highest.Add(highest, big.NewInt(1))), nil
+}
+
+// lineageBase is title without a trailing " #n".
+func lineageBase(title string) string {
+	if m := numberedTitle.FindStringSubmatch(title); m != nil {
+		return m[1]
+	}
+	return title
 }
 
 // asciiDigits maps Unicode decimal digits (\p{Nd}) to 0-9, as Python's int()

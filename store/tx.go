@@ -46,13 +46,17 @@ func (s *Store) Stats() Stats {
 // After every CheckpointEvery-th successful write a PASSIVE checkpoint runs.
 //
 // It returns fn's error, an error matching ErrBusy when the attempts ran out,
-// or ErrClosed.
+// ErrReadOnly on a read-only store, or ErrClosed.
 func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DBTX) error) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
 	defer s.release()
-	err := sqlite.WriteTx(ctx, s.w, s.retry, func(ctx context.Context, tx *sql.Tx) error {
+	w, err := s.writer()
+	if err != nil {
+		return err
+	}
+	err = sqlite.WriteTx(ctx, w, s.retry, func(ctx context.Context, tx *sql.Tx) error {
 		return fn(ctx, tx)
 	})
 	if err != nil {

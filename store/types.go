@@ -29,21 +29,21 @@ func (ts Timestamp) Time() time.Time {
 // NULL text columns are nil pointers; NULL counters (possible in rows an old
 // Hermes wrote) read as 0.
 type Session struct {
-	ID              string          `json:"id"`
-	Source          string          `json:"source"`
-	UserID          *string         `json:"user_id"`
-	Model           *string         `json:"model"`
-	ModelConfig     json.RawMessage `json:"model_config"` // JSON text as stored; nil when NULL
-	SystemPrompt    *string         `json:"system_prompt"`
-	ParentSessionID *string         `json:"parent_session_id"`
-	StartedAt       Timestamp       `json:"started_at"`
-	EndedAt         *Timestamp      `json:"ended_at"`
-	EndReason       *string         `json:"end_reason"`
-	MessageCount    int64           `json:"message_count"`
-	ToolCallCount   int64           `json:"tool_call_count"`
-	InputTokens     int64           `json:"input_tokens"`
-	OutputTokens    int64           `json:"output_tokens"`
-	Title           *string         `json:"title"`
+	ID              string     `json:"id"`
+	Source          string     `json:"source"`
+	UserID          *string    `json:"user_id"`
+	Model           *string    `json:"model"`
+	ModelConfig     JSONText   `json:"model_config"` // JSON text as stored; nil when NULL
+	SystemPrompt    *string    `json:"system_prompt"`
+	ParentSessionID *string    `json:"parent_session_id"`
+	StartedAt       Timestamp  `json:"started_at"`
+	EndedAt         *Timestamp `json:"ended_at"`
+	EndReason       *string    `json:"end_reason"`
+	MessageCount    int64      `json:"message_count"`
+	ToolCallCount   int64      `json:"tool_call_count"`
+	InputTokens     int64      `json:"input_tokens"`
+	OutputTokens    int64      `json:"output_tokens"`
+	Title           *string    `json:"title"`
 
 	CacheReadTokens  int64    `json:"cache_read_tokens"`
 	CacheWriteTokens int64    `json:"cache_write_tokens"`
@@ -111,12 +111,11 @@ type Message struct {
 	// ReasoningContent is the provider-native scratchpad; "" is kept.
 	ReasoningContent *string `json:"reasoning_content"`
 	// ReasoningDetails, CodexReasoningItems and CodexMessageItems are the
-	// stored JSON text, unchanged (nil when NULL). Stored text that is not
-	// JSON is returned as a JSON string holding it, so nothing is lost and
-	// the value still marshals.
-	ReasoningDetails    json.RawMessage `json:"reasoning_details"`
-	CodexReasoningItems json.RawMessage `json:"codex_reasoning_items"`
-	CodexMessageItems   json.RawMessage `json:"codex_message_items"`
+	// stored JSON text, unchanged (nil when NULL); get_messages leaves them
+	// undecoded too.
+	ReasoningDetails    JSONText `json:"reasoning_details"`
+	CodexReasoningItems JSONText `json:"codex_reasoning_items"`
+	CodexMessageItems   JSONText `json:"codex_message_items"`
 }
 
 // messageFromDB converts a generated row.

@@ -33,6 +33,14 @@ var (
 	// (see [CheckLibrary]).
 	ErrSQLiteVersion = errors.New("unsupported SQLite version")
 
+	// ErrCorrupt reports a damaged database or full-text index
+	// (SQLITE_CORRUPT, including FTS5's SQLITE_CORRUPT_VTAB).
+	ErrCorrupt = errors.New("database disk image is malformed")
+
+	// ErrDiskFull reports a write refused because the disk, or the database's
+	// page limit, is full (SQLITE_FULL). The transaction was rolled back.
+	ErrDiskFull = errors.New("database or disk is full")
+
 	// ErrNotWAL reports a database that could not be switched to WAL mode, for
 	// example on a filesystem without shared memory support.
 	ErrNotWAL = errors.New("database could not be put in WAL mode")
@@ -74,6 +82,10 @@ func Classify(err error) error {
 		sentinel = ErrReadOnly
 	case sqlite3.ErrCantOpen:
 		sentinel = ErrCantOpen
+	case sqlite3.ErrCorrupt:
+		sentinel = ErrCorrupt
+	case sqlite3.ErrFull:
+		sentinel = ErrDiskFull
 	default:
 		return err
 	}

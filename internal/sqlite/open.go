@@ -290,28 +290,46 @@ type Queryer interface {
 // backported to 3.50.7 and 3.44.6). The bundled library (3.54) passes when the
 // program is built with -tags sqlite_fts5.
 func CheckLibrary(ctx context.Context, q Queryer) error {
-	var version string
-	var fts5 bool
-	// sqlite_compileoption_used reads the library's compile-time options; it
-	// has no side effects and needs no table.
-	err := q.QueryRowContext(ctx, "SELECT sqlite_version(), sqlite_compileoption_used('ENABLE_FTS5')").Scan(&version, &fts5)
-	if err != nil {
-		return Classify(err)
-	}
-	v, err := parseVersion(version)
+	lib, err := ReadLibrary(ctx, q)
 	if err != nil {
 		return err
 	}
-	if !fts5 {
-		return fmt.Errorf("%w (SQLite %s)", ErrNoFTS5, version)
+	if !lib.FTS5 {
+		return fmt.Errorf("%w (SQLite %s)", ErrNoFTS5, lib.Version)
 	}
-	if v.less(semver{3, 34, 0}) {
-		return fmt.Errorf("%w: SQLite %s has no trigram tokenizer (needs 3.34 or newer)", ErrNoFTS5, version)
+	if !lib.Trigram {
+		return fmt.Errorf("%w: SQLite %s has no trigram tokenizer (needs 3.34 or newer)", ErrNoFTS5, lib.Version)
 	}
-	if !walResetFixed(v) {
-		return fmt.Errorf("%w: SQLite %s has the WAL-reset corruption bug (fixed in 3.51.3, 3.50.7, 3.44.6); build with the bundled library (no libsqlite3 tag)", ErrSQLiteVersion, version)
+	if !lib.WALResetFixed {
+		return fmt.Errorf("%w: SQLite %s has the WAL-reset corruption bug (fixed in 3.51.3, 3.50.7, 3.44.6); build with the bundled library (no libsqlite3 tag)", ErrSQLiteVersion, lib.Version)
 	}
 	return nil
+}
+
+// Library describes the linked SQLite library.
+type Library struct {
+	Version       string // sqlite_version(), e.g. "3.54.1"
+	FTS5          bool   // compiled with FTS5
+	Trigram       bool   // FTS5's trigram tokenizer is there (FTS5 on 3.34 or newer)
+	WALResetFixed bool   // free of the WAL-reset corruption bug
+}
+
+// ReadLibrary reports the linked SQLite's version and features through q.
+func ReadLibrary(ctx context.Context, q Queryer) (Library, error) {
+	var lib Library
+	// sqlite_compileoption_used reads the library's compile-time options; it
+	// has no side effects and needs no table.
+	err := q.QueryRowContext(ctx, "SELECT sqlite_version(), sqlite_compileoption_used('ENABLE_FTS5')").Scan(&lib.Version, &lib.FTS5)
+	if err != nil {
+		return lib, Classify(err)
+	}
+	v, err := parseVersion(lib.Version)
+	if err != nil {
+		return lib, err
+	}
+	lib.Trigram = lib.FTS5 && !v.less(semver{3, 34, 0})
+	lib.WALResetFixed = walResetFixed(v)
+	return lib, nil
 }
 
 type semver [3]int

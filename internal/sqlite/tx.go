@@ -14,9 +14,10 @@ import (
 //
 // Any other error from fn (a constraint, a cancelled ctx, a Go error) rolls the
 // transaction back and is returned at once, unretried, leaving the database as
-// it was. When the attempts run out the error matches [ErrBusy].
+// it was. When the attempts run out the error matches [ErrBusy]; other SQLite
+// failures are classified (see [Classify]): a full disk matches [ErrDiskFull].
 func WriteTx(ctx context.Context, db *sql.DB, r Retry, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	return r.Do(ctx, func(ctx context.Context) error {
+	return Classify(r.Do(ctx, func(ctx context.Context) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("begin: %w", err)
@@ -32,5 +33,5 @@ func WriteTx(ctx context.Context, db *sql.DB, r Retry, fn func(ctx context.Conte
 			return fmt.Errorf("commit: %w", err)
 		}
 		return nil
-	})
+	}))
 }

@@ -1,0 +1,224 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+	"github.com/hermesstate/hermesstate/migrations"
+)
+
+// Health is what Check found. OK reports whether it found no problem.
+type Health struct {
+	SchemaVersion int64  `json:"schema_version"`
+	SQLiteVersion string `json:"sqlite_version"`
+	FTS5          bool   `json:"fts5"`
+	Trigram       bool   `json:"trigram"`
+	// Integrity is PRAGMA integrity_check's report: ["ok"] when the file
+	// is sound, else up to 100 descriptions of damage.
+	Integrity []string `json:"integrity"`
+	// FTS is the state of each full-text index.
+	FTS []FTSCheck `json:"fts"`
+	// Counters lists the sessions whose message_count or tool_call_count
+	// disagrees with their message rows.
+	Counters []CounterMismatch `json:"counters"`
+	// OrphanMessages counts messages whose session row is missing.
+	OrphanMessages int64 `json:"orphan_messages"`
+	// WALBytes is the size of the -wal file (0 when there is none).
+	WALBytes int64 `json:"wal_bytes"`
+}
+
+// FTSCheck is the state of one full-text index.
+type FTSCheck struct {
+	Table string `json:"table"`
+	// Problem is "" for a sound index that holds exactly the indexed text
+	// of every message; else what is wrong, e.g. "3 messages missing".
+	Problem string `json:"problem"`
+}
+
+// CounterMismatch is one stored counter that disagrees with the rows.
+type CounterMismatch struct {
+	SessionID string `json:"session_id"`
+	Column    string `json:"column"` // "message_count" or "tool_call_count"
+	Stored    int64  `json:"stored"`
+	Actual    int64  `json:"actual"`
+}
+
+// OK reports whether the check found nothing wrong: integrity "ok", every
+// index sound, no counter off, no orphan message, and a schema this build
+// knows in full.
+func (h *Health) OK() bool {
+	if len(h.Integrity) != 1 || h.Integrity[0] != "ok" {
+		return false
+	}
+	for _, f := range h.FTS {
+		if f.Problem != "" {
+			return false
+		}
+	}
+	return len(h.Counters) == 0 && h.OrphanMessages == 0 && h.SchemaVersion == migrations.Latest
+}
+
+// ftsIndexes are the full-text indexes of the schema, each with the
+// statements that check it. Hand-written: sqlc cannot compile FTS5 tables'
+// rowid or PRAGMA, and a table name cannot be bound, so each statement
+// names its table.
+//
+// The integrity pragma with a table argument runs FTS5's own check
+// (structure, checksums, the index against the table's stored text); the
+// comparison query finds what that check cannot: messages the index lacks,
+// index rows whose message is gone, and rows whose stored text is not the
+// text the v11 triggers index.
+var ftsIndexes = []struct{ table, integrity, compare string }{
+	{
+		"messages_fts",
+		"PRAGMA integrity_check(messages_fts)",
+		`SELECT
+    (SELECT COUNT(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM messages_fts f WHERE f.rowid = m.id)),
+    (SELECT COUNT(*) FROM messages_fts f WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = f.rowid)),
+    (SELECT COUNT(*) FROM messages m JOIN messages_fts f ON f.rowid = m.id
+     WHERE f.content IS NOT COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '') || ' ' || COALESCE(m.tool_calls, ''))`,
+	},
+	{
+		"messages_fts_trigram",
+		"PRAGMA integrity_check(messages_fts_trigram)",
+		`SELECT
+    (SELECT COUNT(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM messages_fts_trigram f WHERE f.rowid = m.id)),
+    (SELECT COUNT(*) FROM messages_fts_trigram f WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = f.rowid)),
+    (SELECT COUNT(*) FROM messages m JOIN messages_fts_trigram f ON f.rowid = m.id
+     WHERE f.content IS NOT COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '') || ' ' || COALESCE(m.tool_calls, ''))`,
+	},
+}
+
+// integrityCheckSQL lists damage anywhere in the file (at most 100 lines,
+// "ok" when there is none). Hand-written: a PRAGMA.
+const integrityCheckSQL = "PRAGMA integrity_check"
+
+// Check looks the database over without changing it (it works on a store
+// opened with Options.ReadOnly, and takes no write lock): the schema
+// version, the SQLite library, PRAGMA integrity_check, each full-text index
+// (FTS5's own check, plus a comparison with the messages table), stored
+// counters against the rows, messages without a session, and the WAL file's
+// size. It reads one snapshot. Damage is reported in the Health, not as an
+// error; the check takes time proportional to the file.
+//
+// It returns an error only when the check itself could not run: ErrCorrupt
+// or ErrNotDatabase for a file too damaged to read, or ErrClosed.
+func (s *Store) Check(ctx context.Context) (*Health, error) {
+	h, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (*Health, error) {
+		h := &Health{Integrity: []string{}, FTS: []FTSCheck{}, Counters: []CounterMismatch{}}
+		lib, err := sqlite.ReadLibrary(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		h.SQLiteVersion, h.FTS5, h.Trigram = lib.Version, lib.FTS5, lib.Trigram
+		if h.SchemaVersion, err = migrations.ReadVersion(ctx, q); err != nil {
+			return nil, err
+		}
+		if h.Integrity, err = pragmaLines(ctx, q, integrityCheckSQL); err != nil {
+			return nil, err
+		}
+		for _, f := range ftsIndexes {
+			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: checkFTS(ctx, q, f.integrity, f.compare)})
+		}
+		rows, err := s.q.HealthCounterMismatches(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.StoredMessages != r.ActualMessages {
+				h.Counters = append(h.Counters, CounterMismatch{r.ID, "message_count", r.StoredMessages, r.ActualMessages})
+			}
+			if r.StoredCalls != r.ActualCalls {
+				h.Counters = append(h.Counters, CounterMismatch{r.ID, "tool_call_count", r.StoredCalls, r.ActualCalls})
+			}
+		}
+		h.OrphanMessages, err = s.q.HealthOrphanMessages(ctx, q)
+		return h, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: check: %w", err)
+	}
+	// Stat, never open: a descriptor of ours on the -wal file would drop
+	// SQLite's locks when closed.
+	if fi, err := os.Stat(s.path + "-wal"); err == nil {
+		h.WALBytes = fi.Size()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("store: check: %w", err)
+	}
+	return h, nil
+}
+
+// checkFTS returns what is wrong with one full-text index, or "". A damaged
+// or missing index makes its queries fail; the failure is the finding.
+func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) string {
+	lines, err := pragmaLines(ctx, q, integrity)
+	if err != nil {
+		return err.Error()
+	}
+	if len(lines) != 1 || lines[0] != "ok" {
+		return strings.Join(lines, "; ")
+	}
+	var missing, extra, stale int64
+	if err := q.QueryRowContext(ctx, compare).Scan(&missing, &extra, &stale); err != nil {
+		return err.Error()
+	}
+	var problems []string
+	for _, p := range []struct {
+		n    int64
+		what string
+	}{{missing, "messages missing from the index"}, {extra, "index rows without a message"}, {stale, "index rows with outdated text"}} {
+		if p.n > 0 {
+			problems = append(problems, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(problems, "; ")
+}
+
+// pragmaLines runs a pragma that reports one text line per row.
+func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, pragma)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, err
+		}
+		out = append(out, line)
+	}
+	return out, rows.Err()
+}
+
+// RebuildSearchIndex drops both full-text indexes (messages_fts and
+// messages_fts_trigram) with their triggers, recreates them as the schema
+// declares them and indexes every message again, in one write transaction:
+// the repair for an index that search reports as damaged (ErrCorrupt) or
+// that Check finds out of step with the messages. Searches running
+// meanwhile see the old index until it commits. It takes time and space
+// proportional to the messages' text.
+//
+// It returns ErrReadOnly on a read-only store, ErrBusy, ErrDiskFull or
+// ErrClosed.
+func (s *Store) RebuildSearchIndex(ctx context.Context) error {
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		done, err := migrations.RebuildFTS(ctx, tx.(*sql.Tx))
+		for _, d := range done {
+			s.log.InfoContext(ctx, d)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: rebuild search index: %w", err)
+	}
+	return nil
+}

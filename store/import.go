@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+
+	"github.com/hermesstate/hermesstate/db"
+)
+
+// ErrInvalidImport is matched by the *ImportError ImportJSONL returns for a
+// record it cannot import.
+var ErrInvalidImport = errors.New("store: invalid import record")
+
+// ImportError reports a malformed record of an import: not JSON, not a
+// session object, a required field missing, a message of another session,
+// a JSON column that is not JSON. Nothing of the record's batch was
+// written. It matches ErrInvalidImport.
+type ImportError struct {
+	// Line is the 1-based line the record starts on.
+	Line int
+	Err  error
+}
+
+// Error returns "line N: " and what is wrong.
+func (e *ImportError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+// Is makes errors.Is(err, ErrInvalidImport) true.
+func (e *ImportError) Is(target error) bool { return target == ErrInvalidImport }
+
+// Unwrap returns the underlying problem (for example ErrInvalidJSON).
+func (e *ImportError) Unwrap() error { return e.Err }
+
+// ImportOptions configure ImportJSONL; the zero value is the defaults.
+type ImportOptions struct {
+	// BatchSize is the number of sessions written per transaction; zero
+	// means 500. A batch is also closed once it holds 50,000 messages, so
+	// memory stays bounded whatever the file.
+	BatchSize int
+	// Progress, when not nil, is called after each committed batch with
+	// the running totals.
+	Progress func(ImportResult)
+}
+
+// ImportResult counts what ImportJSONL did.
+type ImportResult struct {
+	// Created is the number of sessions written.
+	Created int `json:"created"`
+	// Skipped is the number of sessions whose id already existed; nothing
+	// of them was written.
+	Skipped int `json:"skipped"`
+	// Retitled is the number of sessions whose title another session held:
+	// they got the next title of that lineage ("title #2", …).
+	Retitled int `json:"retitled"`
+	// Unparented is the number of sessions whose parent was in neither the
+	// file nor the database: they were imported as roots.
+	Unparented int `json:"unparented"`
+	// Messages is the number of messages written.
+	Messages int `json:"messages"`
+}
+
+func (r *ImportResult) add(o ImportResult) {
+	r.Created += o.Created
+	r.Skipped += o.Skipped
+	r.Retitled += o.Retitled
+	r.Messages += o.Messages
+}
+
+const (
+	defaultImportBatch  = 500
+	importBatchMessages = 50_000
+)
+
+// ImportJSONL reads sessions with their messages from r and writes the ones
+// the database lacks. r holds JSON Lines, one session object per line, as
+// ExportJSONL writes them, or one JSON array of such objects, as the
+// original's export_all output dumped with json.dump. Every column is kept
+// as exported, message ids too when they are free (else the session's
+// messages get new ids, in their order), so an export imported into a new
+// file exports again identically.
+//
+// The import is idempotent and atomic per batch (ImportOptions.BatchSize):
+//   - a session whose id exists is skipped and counted;
+//   - a title another session holds becomes the next title of its lineage
+//     (NextTitleInLineage) instead of failing the batch;
+//   - a parent that comes later in the file is linked once it is written;
+//     one in neither the file nor the database leaves the session a root;
+//   - a malformed record fails with an *ImportError naming its line, and
+//     nothing of its batch is written; the batches before it stay.
+//
+// It returns the running totals with the error, if any: an error matching
+// ErrInvalidImport, r's read error, ErrBusy, ErrDiskFull, ErrReadOnly or
+// ErrClosed.
+func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions) (ImportResult, error) {
+	size := opts.BatchSize
+	if size <= 0 {
+		size = defaultImportBatch
+	}
+	var (
+		res      ImportResult
+		batch    []importRecord
+		messages int
+		// pending maps an imported session to a parent not written yet.
+		pending = map[string]string{}
+	)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		got, linked, err := s.importBatch(ctx, batch, pending)
+		if err != nil {
+			return fmt.Errorf("store: import: batch of lines %d-%d: %w", batch[0].line, batch[len(batch)-1].line, err)
+		}
+		pending = linked
+		res.add(got)
+		batch, messages = batch[:0], 0
+		if opts.Progress != nil {
+			opts.Progress(res)
+		}
+		return nil
+	}
+	err := readRecords(r, func(line int, raw []byte) error {
+		rec, err := parseImportRecord(raw)
+		if err != nil {
+			return &ImportError{Line: line, Err: err}
+		}
+		rec.line = line
+		batch = append(batch, rec)
+		messages += len(rec.messages)
+		if len(batch) >= size || messages >= importBatchMessages {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	res.Unparented = len(pending)
+	return res, err
+}
+
+// importBatch writes one batch in one transaction. pending is not changed:
+// the write may run more than once, so each attempt starts from a copy, and
+// the copy of the attempt that committed is returned.
+func (s *Store) importBatch(ctx context.Context, batch []importRecord, pending map[string]string) (ImportResult, map[string]string, error) {
+	var got ImportResult
+	var left map[string]string
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		got, left = ImportResult{}, maps.Clone(pending)
+		for _, rec := range batch {
+			if err := s.importSession(ctx, tx, rec, &got, left); err != nil {
+				return err
+			}
+		}
+		return s.linkParents(ctx, tx, left)
+	})
+	return got, left, err
+}
+
+// importSession writes one record unless its id exists.
+func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec importRecord, got *ImportResult, pending map[string]string) error {
+	sess := rec.session
+	exists, err := s.q.SessionExists(ctx, tx, sess.ID)
+	if err != nil || exists {
+		got.Skipped += btoi(exists)
+		return err
+	}
+	if p := sess.ParentSessionID; p != nil {
+		ok, err := s.q.SessionExists(ctx, tx, *p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			pending[sess.ID] = *p
+			sess.ParentSessionID = nil
+		}
+	}
+	if sess.Title != nil {
+		_, err := s.q.SessionTitleOwner(ctx, tx, db.SessionTitleOwnerParams{Title: sess.Title, ID: sess.ID})
+		switch {
+		case err == nil:
+			next, err := s.nextTitle(ctx, tx, lineageBase(*sess.Title))
+			if err != nil {
+				return err
+			}
+			sess.Title = &next
+			got.Retitled++
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+	}
+	if err := s.q.SessionImport(ctx, tx, sess); err != nil {
+		return fmt.Errorf("line %d: %w", rec.line, err)
+	}
+	keepIDs := rec.ids != ""
+	if keepIDs {
+		taken, err := s.q.MessageIDsTaken(ctx, tx, rec.ids)
+		if err != nil {
+			return err
+		}
+		keepIDs = taken == 0
+	}
+	for _, m := range rec.messages {
+		if !keepIDs {
+			m.ID = nil
+		}
+		if err := s.q.MessageImport(ctx, tx, m); err != nil {
+			return fmt.Errorf("line %d: %w", rec.line, err)
+		}
+	}
+	got.Created++
+	got.Messages += len(rec.messages)
+	return nil
+}
+
+// linkParents sets the parent of every pending session whose parent now
+// exists, and drops it from pending.
+func (s *Store) linkParents(ctx context.Context, tx db.DBTX, pending map[string]string) error {
+	for child, parent := range pending {
+		ok, err := s.q.SessionExists(ctx, tx, parent)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if _, err := s.q.SessionSetParent(ctx, tx, db.SessionSetParentParams{ParentSessionID: &parent, ID: child}); err != nil {
+			return err
+		}
+		delete(pending, child)
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

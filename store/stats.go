@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hermesstate/hermesstate/db"
+)
+
+// TokenStats is the token and cost total of one model or one source: the
+// design document's statistics queries.
+type TokenStats struct {
+	// Key is the model name (TokenStatsByModel) or the source
+	// (TokenStatsBySource).
+	Key          string  `json:"key"`
+	Sessions     int64   `json:"sessions"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"estimated_cost_usd"` // sum of the known estimates; 0 when none is known
+}
+
+// TopSession is one of the sessions with the most tokens.
+type TopSession struct {
+	ID      string   `json:"id"`
+	Title   *string  `json:"title"`
+	Model   *string  `json:"model"`
+	Tokens  int64    `json:"total_tokens"` // input + output
+	CostUSD *float64 `json:"estimated_cost_usd"`
+}
+
+// TokenStatsByModel returns the token and estimated-cost totals of every
+// model that has sessions, costliest first (then by name). Sessions with no
+// model are not counted. It returns ErrClosed.
+func (s *Store) TokenStatsByModel(ctx context.Context) ([]TokenStats, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
+		rows, err := s.q.SessionTokenStatsByModel(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("store: token stats by model: %w", err)
+		}
+		out := make([]TokenStats, len(rows))
+		for i, r := range rows {
+			out[i] = TokenStats{r.Model, r.SessionCount, r.TotalInput, r.TotalOutput, r.TotalCost}
+		}
+		return out, nil
+	})
+}
+
+// TokenStatsBySource is TokenStatsByModel per source (platform): every
+// session counts. It returns ErrClosed.
+func (s *Store) TokenStatsBySource(ctx context.Context) ([]TokenStats, error) {
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
+		rows, err := s.q.SessionTokenStatsBySource(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("store: token stats by source: %w", err)
+		}
+		out := make([]TokenStats, len(rows))
+		for i, r := range rows {
+			out[i] = TokenStats{r.Source, r.SessionCount, r.TotalInput, r.TotalOutput, r.TotalCost}
+		}
+		return out, nil
+	})
+}
+
+// TopSessionsByTokens returns the n sessions with the most input+output
+// tokens, most first, ties by id. n ≤ 0 returns none. It returns ErrClosed.
+func (s *Store) TopSessionsByTokens(ctx context.Context, n int) ([]TopSession, error) {
+	if n <= 0 {
+		return []TopSession{}, nil
+	}
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TopSession, error) {
+		rows, err := s.q.SessionTopByTokens(ctx, q, int64(n))
+		if err != nil {
+			return nil, fmt.Errorf("store: top sessions by tokens: %w", err)
+		}
+		out := make([]TopSession, len(rows))
+		for i, r := range rows {
+			out[i] = TopSession{r.ID, r.Title, r.Model, r.TotalTokens, r.EstimatedCostUSD}
+		}
+		return out, nil
+	})
+}
