@@ -14,11 +14,12 @@ import (
 // is known exactly.
 //
 //	deploy (cli, titled, 4 messages, a tool call, tokens and cost, ended)
-//	├── subA (cli subagent, 1 message)
+//	├── subA (cli subagent, 1 message, tokens)
 //	│   └── subA1 (no messages)
 //	└── subB (no messages)
 //	refactor (telegram, titled, ended by compression)
-//	└── refactor2 (its compression continuation, "Refactor plan #2")
+//	└── refactor2 (its compression continuation, "Refactor plan #2", tokens,
+//	    estimated and actual cost)
 //	cjk (discord, no model, one Chinese message)
 const (
 	idDeploy    = "20250301_090000_a1a1a1"
@@ -109,6 +110,9 @@ func buildFixture(path string) error {
 	})
 	w.session(at(9, 2, 0), store.NewSession{ID: idSubA, Source: "cli", Model: "claude-haiku", ParentSessionID: idDeploy})
 	w.say(at(9, 2, 5), idSubA, "user", "Subtask: check the logs")
+	w.do(at(9, 2, 50), func() error {
+		return s.UpdateTokenCounts(w.ctx, idSubA, store.TokenUpdate{InputTokens: 300, OutputTokens: 100, EstimatedCostUSD: ptr(0.001)})
+	})
 	w.session(at(9, 3, 0), store.NewSession{ID: idSubB, Source: "cli", ParentSessionID: idDeploy})
 	w.session(at(9, 4, 0), store.NewSession{ID: idSubA1, Source: "cli", ParentSessionID: idSubA})
 	w.do(at(9, 5, 0), func() error { return s.EndSession(w.ctx, idDeploy, "user_exit") })
@@ -122,6 +126,10 @@ func buildFixture(path string) error {
 	w.do(at(10, 30, 1), func() error { return s.SetSessionTitle(w.ctx, idRefactor2, "Refactor plan #2") })
 	w.say(at(10, 30, 5), idRefactor2, "user", "Continue the refactor")
 	w.say(at(10, 31, 0), idRefactor2, "assistant", "Done: store and search are split.")
+	w.do(at(10, 31, 1), func() error {
+		return s.UpdateTokenCounts(w.ctx, idRefactor2, store.TokenUpdate{InputTokens: 500, OutputTokens: 250,
+			EstimatedCostUSD: ptr(0.002), ActualCostUSD: ptr(0.0019)})
+	})
 
 	w.session(at(11, 0, 0), store.NewSession{ID: idCJK, Source: "discord"})
 	w.say(at(11, 0, 5), idCJK, "user", "今天讨论A2A通信协议的实现细节")
@@ -172,13 +180,14 @@ var wantSessions = map[string]obj{
 		"message_count": 4.0, "tool_call_count": 1.0, "input_tokens": 1200.0, "output_tokens": 340.0,
 		"title": "Deploy notes", "estimated_cost_usd": 0.0123}),
 	idSubA: with(sessionColumns, obj{"id": idSubA, "source": "cli", "model": "claude-haiku", "parent_session_id": idDeploy,
-		"started_at": ts(9, 2, 0), "message_count": 1.0}),
+		"started_at": ts(9, 2, 0), "message_count": 1.0, "input_tokens": 300.0, "output_tokens": 100.0, "estimated_cost_usd": 0.001}),
 	idSubB:  with(sessionColumns, obj{"id": idSubB, "source": "cli", "parent_session_id": idDeploy, "started_at": ts(9, 3, 0)}),
 	idSubA1: with(sessionColumns, obj{"id": idSubA1, "source": "cli", "parent_session_id": idSubA, "started_at": ts(9, 4, 0)}),
 	idRefactor: with(sessionColumns, obj{"id": idRefactor, "source": "telegram", "model": "gpt-5", "started_at": ts(10, 0, 0),
 		"ended_at": ts(10, 30, 0), "end_reason": "compression", "message_count": 2.0, "title": "Refactor plan"}),
 	idRefactor2: with(sessionColumns, obj{"id": idRefactor2, "source": "telegram", "model": "gpt-5", "parent_session_id": idRefactor,
-		"started_at": ts(10, 30, 0), "message_count": 2.0, "title": "Refactor plan #2"}),
+		"started_at": ts(10, 30, 0), "message_count": 2.0, "title": "Refactor plan #2",
+		"input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002, "actual_cost_usd": 0.0019}),
 	idCJK: with(sessionColumns, obj{"id": idCJK, "source": "discord", "started_at": ts(11, 0, 0), "message_count": 1.0}),
 }
 

@@ -63,10 +63,11 @@ func TestList(t *testing.T) {
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
 		// The compression root is shown as its tip: the tip's id, title,
-		// counts, preview and activity; the root's start, source and
-		// parent; and _lineage_root_id naming the root.
+		// counts, preview and activity; the root's start, source, parent,
+		// tokens and costs; and _lineage_root_id naming the root.
 		tip := with(listRow(idRefactor2, ts(10, 31, 0), "Continue the refactor"), obj{
-			"started_at": ts(10, 0, 0), "parent_session_id": nil, "_lineage_root_id": idRefactor})
+			"started_at": ts(10, 0, 0), "parent_session_id": nil, "input_tokens": 0.0, "output_tokens": 0.0,
+			"estimated_cost_usd": nil, "actual_cost_usd": nil, "_lineage_root_id": idRefactor})
 		want := []obj{
 			listRow(idCJK, ts(11, 0, 5), "今天讨论A2A通信协议的实现细节"),
 			tip,

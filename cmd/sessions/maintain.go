@@ -27,6 +27,7 @@ var pruneCommand = command{
 		)
 		fs.StringVar(&olderThan, "older-than", "", "the age (by start) a session must exceed: `DURATION` as 90d, 2w, 36h or 90m")
 		fs.StringVar(&opts.Source, "source", "", "only sessions of this `source`")
+		fs.BoolVar(&opts.DryRun, "dry-run", false, "count what would be pruned; delete nothing")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := wantArgs(args, 0, 0, ""); err != nil {
 				return err
@@ -39,15 +40,20 @@ var pruneCommand = command{
 				return err
 			}
 			opts.OlderThan = age
-			return withStore(ctx, e, false, func(s *store.Store) error {
+			// A dry run only reads: the file is opened read-only.
+			return withStore(ctx, e, opts.DryRun, func(s *store.Store) error {
 				n, err := s.PruneSessions(ctx, opts)
 				if err != nil {
 					return err
 				}
 				if e.json {
-					return writeJSON(e.stdout, pruneJSON{Pruned: n})
+					return writeJSON(e.stdout, pruneJSON{Pruned: n, DryRun: opts.DryRun})
 				}
-				_, err = fmt.Fprintf(e.stdout, "pruned %s\n", plural(int64(n), "session"))
+				verb := "pruned"
+				if opts.DryRun {
+					verb = "would prune"
+				}
+				_, err = fmt.Fprintf(e.stdout, "%s %s\n", verb, plural(int64(n), "session"))
 				return err
 			})
 		}
@@ -56,7 +62,9 @@ var pruneCommand = command{
 
 // pruneJSON is prune's --json output.
 type pruneJSON struct {
-	Pruned int `json:"pruned"`
+	// Pruned is the number of sessions deleted, or that would be.
+	Pruned int  `json:"pruned"`
+	DryRun bool `json:"dry_run"`
 }
 
 // parseAge reads an age: a whole number of days ("90d") or weeks ("2w"), or

@@ -15,14 +15,20 @@ var errNoDatabase = errors.New("no database")
 
 // openExisting opens the database for a command that needs it to exist:
 // a missing file is "no database at PATH", never created. readOnly opens it
-// read-only: nothing migrated, nothing written.
+// with store.Options.ReadOnly: nothing migrated, nothing written, no write
+// lock taken.
 func openExisting(ctx context.Context, e *env, readOnly bool) (*store.Store, error) {
+	// Stat first for the writing commands too: store.Open would create the
+	// file.
 	if _, err := os.Stat(e.path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s", errNoDatabase, e.path)
 	}
-	s, err := store.Open(ctx, e.path, &store.Options{SkipMigrations: readOnly})
-	if errors.Is(err, fs.ErrNotExist) {
+	s, err := store.Open(ctx, e.path, &store.Options{ReadOnly: readOnly})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w at %s", errNoDatabase, e.path)
+	case errors.Is(err, store.ErrNotDatabase):
+		return nil, fmt.Errorf("%s is not a SQLite database", e.path)
 	}
 	return s, err
 }

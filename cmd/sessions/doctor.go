@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hermesstate/hermesstate/internal/cli"
+	"github.com/hermesstate/hermesstate/store"
+)
+
+// doctorCommand is "sessions doctor": is the file healthy?
+var doctorCommand = command{
+	name: "doctor",
+	args: "[--fix-fts]",
+	summary: "Check the file: schema and SQLite versions, FTS5, integrity, both search indexes, counters, orphan messages, WAL size " +
+		"(exit 0 healthy, 1 problems found, 2 could not check)",
+	setup: func(fs *flag.FlagSet) action {
+		fixFTS := fs.Bool("fix-fts", false, "first rebuild both full-text indexes from the messages (opens the file for writing)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := wantArgs(args, 0, 0, ""); err != nil {
+				return err
+			}
+			s, err := openExisting(ctx, e, !*fixFTS)
+			if errors.Is(err, errNoDatabase) {
+				return err
+			}
+			if err != nil {
+				return &cli.ExitError{Code: 2, Err: fmt.Errorf("doctor: cannot check: %w", err)}
+			}
+			defer s.Close()
+			if *fixFTS {
+				if err := s.RebuildSearchIndex(ctx); err != nil {
+					return err
+				}
+			}
+			h, err := s.Check(ctx)
+			if err != nil {
+				return &cli.ExitError{Code: 2, Err: fmt.Errorf("doctor: cannot check %s: %w", e.path, err)}
+			}
+			report := doctorJSON{Health: h, OK: h.OK(), Problems: problems(h), RebuiltFTS: *fixFTS}
+			if e.json {
+				err = writeJSON(e.stdout, report)
+			} else {
+				err = printHealth(e, report)
+			}
+			if err != nil || report.OK {
+				return err
+			}
+			return &cli.ExitError{Code: 1, Err: fmt.Errorf("doctor: %s found", plural(int64(len(report.Problems)), "problem"))}
+		}
+	},
+}
+
+// doctorJSON is doctor's --json output: the store's Health, whether it is
+// healthy, and the problems in words.
+type doctorJSON struct {
+	*store.Health
+	OK         bool     `json:"ok"`
+	Problems   []string `json:"problems"`
+	RebuiltFTS bool     `json:"rebuilt_fts"`
+}
+
+// problems describes each thing wrong in h, one line each.
+func problems(h *store.Health) []string {
+	out := []string{}
+	if len(h.Integrity) != 1 || h.Integrity[0] != "ok" {
+		out = append(out, "integrity_check: "+strings.Join(h.Integrity, "; "))
+	}
+	for _, f := range h.FTS {
+		if f.Problem != "" {
+			out = append(out, f.Table+": "+f.Problem)
+		}
+	}
+	for _, c := range h.Counters {
+		out = append(out, fmt.Sprintf("session %s: %s is %d, its rows say %d", c.SessionID, c.Column, c.Stored, c.Actual))
+	}
+	if h.OrphanMessages > 0 {
+		out = append(out, plural(h.OrphanMessages, "message")+" without a session")
+	}
+	if !h.OK() && len(out) == 0 {
+		out = append(out, fmt.Sprintf("schema version %d is not the one this build writes", h.SchemaVersion))
+	}
+	return out
+}
+
+// printHealth prints what was checked and how it came out, then either
+// "healthy" or the problems.
+func printHealth(e *env, r doctorJSON) error {
+	h := r.Health
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	okOr := func(bad bool, what string) string {
+		if bad {
+			return what
+		}
+		return "ok"
+	}
+	var t table
+	if r.RebuiltFTS {
+		t.row("search indexes", "rebuilt")
+	}
+	t.row("schema version", strconv.FormatInt(h.SchemaVersion, 10))
+	t.row("sqlite", fmt.Sprintf("%s (fts5 %s, trigram %s)", h.SQLiteVersion, yesNo[h.FTS5], yesNo[h.Trigram]))
+	t.row("integrity_check", okOr(len(h.Integrity) != 1 || h.Integrity[0] != "ok", plural(int64(len(h.Integrity)), "problem")))
+	for _, f := range h.FTS {
+		t.row(f.Table, okOr(f.Problem != "", f.Problem))
+	}
+	t.row("counters", okOr(len(h.Counters) > 0, plural(int64(len(h.Counters)), "counter")+" off"))
+	t.row("orphan messages", formatInt(h.OrphanMessages))
+	t.row("wal size", formatInt(h.WALBytes)+" bytes")
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	if r.OK {
+		_, err := fmt.Fprintln(e.stdout, "healthy")
+		return err
+	}
+	fmt.Fprintln(e.stdout, "problems:")
+	for _, p := range r.Problems {
+		fmt.Fprintf(e.stdout, "  %s\n", p)
+	}
+	return nil
+}
