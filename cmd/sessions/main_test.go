@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/hermesstate/hermesstate/store"
 )
@@ -203,9 +205,22 @@ func openStore(t *testing.T, path string, opts *store.Options) *store.Store {
 	return s
 }
 
-// helperMain is the helper process. Mode "append": open the store, print
-// "ready", then append messages to session "writer" one write at a time
-// until standard input is closed, then print how many it appended.
+// openDB opens path read-only with database/sql, for checks the store API
+// does not make, and closes it when the test ends.
+func openDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// helperMain is the helper process. Mode "append": open the store, append
+// 100 messages ("message 1", "message 2", …) to session "writer", print
+// "ready", then go on appending one write at a time until standard input is
+// closed, and print how many it appended.
 func helperMain(mode, path string) int {
 	switch mode {
 	case "append":
@@ -234,20 +249,22 @@ func appendUntilClosed(path string) int {
 		io.Copy(io.Discard, os.Stdin)
 		close(stop)
 	}()
-	fmt.Println("ready")
-	n := 0
-	for {
-		select {
-		case <-stop:
-			fmt.Println(n)
-			return 0
-		default:
+	for n := 0; ; n++ {
+		if n == 100 {
+			fmt.Println("ready")
+		}
+		if n >= 100 {
+			select {
+			case <-stop:
+				fmt.Println(n)
+				return 0
+			default:
+			}
 		}
 		content := fmt.Sprintf("message %d", n+1)
 		if _, err := s.AppendMessage(ctx, "writer", store.NewMessage{Role: "user", Content: &content}); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1
 		}
-		n++
 	}
 }

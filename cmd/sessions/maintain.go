@@ -70,14 +70,13 @@ type pruneJSON struct {
 // parseAge reads an age: a whole number of days ("90d") or weeks ("2w"), or
 // a Go duration ("36h", "90m"). It must be positive.
 func parseAge(s string) (time.Duration, error) {
-	var d time.Duration
-	var err error
-	if unit, ok := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[len(s)-1]]; ok {
-		var n int64
-		n, err = strconv.ParseInt(strings.TrimSpace(s[:len(s)-1]), 10, 32)
-		d = time.Duration(n) * unit
-	} else {
-		d, err = time.ParseDuration(s)
+	d, err := time.ParseDuration(s)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if num, ok := strings.CutSuffix(s, suffix); ok {
+			var n int64
+			n, err = strconv.ParseInt(num, 10, 32)
+			d = time.Duration(n) * unit
+		}
 	}
 	if err != nil || d <= 0 {
 		return 0, cli.Usagef("--older-than: %q is not a positive age such as 90d, 2w, 36h or 90m", s)

@@ -40,5 +40,9 @@ func withStore(ctx context.Context, e *env, readOnly bool, fn func(*store.Store)
 	if err != nil {
 		return err
 	}
-	return errors.Join(fn(s), s.Close())
+	err = fn(s)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

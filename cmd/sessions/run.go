@@ -115,7 +115,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	if err == nil {
 		err = act(ctx, e, positional)
 	}
-	if u, ok := err.(cli.UsageError); ok {
+	if u := (cli.UsageError{}); errors.As(err, &u) {
 		u.Msg = c.name + ": " + u.Msg
 		if u.Usage == "" {
 			u.Usage = c.usage()

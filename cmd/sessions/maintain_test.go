@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPrune prunes the fixture's two ended sessions (deploy and refactor,
+// both from March 2025): a dry run counts without deleting, a source
+// narrows it, and the surviving children become roots.
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	path := fixtureCopy(t)
+	before := fileHash(t, path)
+	steps := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prune", "--older-than", "1d", "--dry-run"}, "would prune 2 sessions\n"},
+		{[]string{"prune", "--older-than", "36500d"}, "pruned 0 sessions\n"},
+		{[]string{"prune", "--source", "telegram", "--older-than", "1w"}, "pruned 1 session\n"},
+		{[]string{"--json", "prune", "--older-than=24h", "--dry-run"}, `{"pruned":1,"dry_run":true}` + "\n"},
+	}
+	for i, s := range steps {
+		if got := sessions(t, append([]string{"-db", path}, s.args...)...); got != s.want {
+			t.Errorf("sessions %v: %q, want %q", s.args, got, s.want)
+		}
+		if i == 0 && fileHash(t, path) != before {
+			t.Error("prune --dry-run changed the file")
+		}
+	}
+	if diff := cmp.Diff(text(idCJK, idRefactor2, idSubA1, idSubB, idSubA, idDeploy), listIDs(t, path)); diff != "" {
+		t.Errorf("sessions after pruning telegram (-want +got):\n%s", diff)
+	}
+	if got := sessionsJSON[obj](t, "-db", path, "show", idRefactor2)["parent_session_id"]; got != nil {
+		t.Errorf("the pruned session's child keeps parent %v, want none", got)
+	}
+	if got, want := sessions(t, "-db", path, "--json", "prune", "--older-than", "90m"), `{"pruned":1,"dry_run":false}`+"\n"; got != want {
+		t.Errorf("sessions --json prune: %q, want %q", got, want)
+	}
+	if diff := cmp.Diff(text(idCJK, idRefactor2, idSubA1, idSubB, idSubA), listIDs(t, path)); diff != "" {
+		t.Errorf("sessions after pruning everything (-want +got):\n%s", diff)
+	}
+}
+
+// TestVacuum vacuums a file from which sessions were pruned: the report
+// gives the sizes before and after, and the file stays sound.
+func TestVacuum(t *testing.T) {
+	t.Parallel()
+	path := fixtureCopy(t)
+	sessions(t, "-db", path, "prune", "--older-than", "1d")
+	before, err := diskSize(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := sessions(t, "-db", path, "vacuum")
+	after, err := diskSize(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%s: %s bytes before, %s after\n", path, formatInt(before), formatInt(after)); out != want {
+		t.Errorf("sessions vacuum: %q, want %q", out, want)
+	}
+	if after > before {
+		t.Errorf("vacuum grew the file from %d to %d bytes", before, after)
+	}
+	got := sessionsJSON[obj](t, "-db", path, "vacuum")
+	if diff := cmp.Diff(obj{"bytes_before": float64(after), "bytes_after": float64(after)}, got); diff != "" {
+		t.Errorf("sessions --json vacuum of a vacuumed file (-want +got):\n%s", diff)
+	}
+	if got := sessionsJSON[obj](t, "-db", path, "doctor")["ok"]; got != true {
+		t.Errorf("doctor after vacuum: ok = %v", got)
+	}
+}
+
+// TestStats totals the fixture's tokens and costs by model and by source,
+// and lists the sessions that used tokens.
+func TestStats(t *testing.T) {
+	t.Parallel()
+	top := []string{
+		"ID                      TOKENS  EST. COST  MODEL            TITLE",
+		"20250301_090000_a1a1a1  1,540   $0.0123    claude-sonnet-4  Deploy notes",
+		"20250301_103000_f6f6f6  750     $0.0020    gpt-5            Refactor plan #2",
+		"20250301_090200_b2b2b2  400     $0.0010    claude-haiku     -",
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"ByModel", nil, text(append([]string{
+			"MODEL            SESSIONS  INPUT  OUTPUT  EST. COST",
+			"claude-sonnet-4  1         1,200  340     $0.0123",
+			"gpt-5            2         500    250     $0.0020",
+			"claude-haiku     1         300    100     $0.0010",
+			""}, top...)...)},
+		{"BySource", []string{"--by", "source", "--top", "1"}, text(
+			"SOURCE    SESSIONS  INPUT  OUTPUT  EST. COST",
+			"cli       4         1,500  440     $0.0133",
+			"telegram  2         500    250     $0.0020",
+			"discord   1         0      0       $0.0000",
+			"",
+			top[0], top[1])},
+		{"NoTop", []string{"--top", "0", "--by=source"}, text(
+			"SOURCE    SESSIONS  INPUT  OUTPUT  EST. COST",
+			"cli       4         1,500  440     $0.0133",
+			"telegram  2         500    250     $0.0020",
+			"discord   1         0      0       $0.0000")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, sessions(t, append([]string{"-db", fixturePath, "stats"}, tt.args...)...)); diff != "" {
+				t.Errorf("sessions stats %v (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+	t.Run("JSON", func(t *testing.T) {
+		t.Parallel()
+		want := obj{"by": "model",
+			"totals": []any{
+				obj{"key": "claude-sonnet-4", "sessions": 1.0, "input_tokens": 1200.0, "output_tokens": 340.0, "estimated_cost_usd": 0.0123},
+				obj{"key": "gpt-5", "sessions": 2.0, "input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002},
+				obj{"key": "claude-haiku", "sessions": 1.0, "input_tokens": 300.0, "output_tokens": 100.0, "estimated_cost_usd": 0.001},
+			},
+			"top": []any{
+				obj{"id": idDeploy, "title": "Deploy notes", "model": "claude-sonnet-4", "total_tokens": 1540.0, "estimated_cost_usd": 0.0123},
+				obj{"id": idRefactor2, "title": "Refactor plan #2", "model": "gpt-5", "total_tokens": 750.0, "estimated_cost_usd": 0.002},
+			}}
+		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", fixturePath, "stats", "--top", "2")); diff != "" {
+			t.Errorf("sessions --json stats (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestParseAge reads prune's ages: days, weeks and Go durations; anything
+// else, zero or negative is a usage error.
+func TestParseAge(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{
+		"90d": 90 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "36h": 36 * time.Hour, "90m": 90 * time.Minute, "1h30m": 90 * time.Minute,
+	} {
+		if got, err := parseAge(in); err != nil || got != want {
+			t.Errorf("parseAge(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "0d", "-1d", "1.5d", "90", "ninety days", "0s", "-3h"} {
+		got, err := parseAge(in)
+		want := fmt.Sprintf("--older-than: %q is not a positive age such as 90d, 2w, 36h or 90m", in)
+		if err == nil || err.Error() != want {
+			t.Errorf("parseAge(%q) = %v, %v; want the error %q", in, got, err, want)
+		}
+	}
+}
