@@ -2,8 +2,8 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,7 +58,7 @@ func TestDoctor(t *testing.T) {
 		}
 		v, _, _ := sqlite3.Version()
 		want := obj{"schema_version": 11.0, "sqlite_version": v, "fts5": true, "trigram": true, "integrity": []any{"ok"},
-			"fts": []any{obj{"table": "messages_fts", "problem": ""}, obj{"table": "messages_fts_trigram", "problem": ""}},
+			"fts":      []any{obj{"table": "messages_fts", "problem": ""}, obj{"table": "messages_fts_trigram", "problem": ""}},
 			"counters": []any{}, "orphan_messages": 0.0, "wal_bytes": 0.0, "ok": true, "problems": []any{}, "rebuilt_fts": false}
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", path, "doctor")); diff != "" {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
