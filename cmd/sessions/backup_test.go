@@ -62,7 +62,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "state.db")
-	openStore(t, src, nil).Close() // the schema, before the writer starts
+	openTestStore(t, src, nil).Close() // the schema, before the writer starts
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

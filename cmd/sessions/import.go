@@ -34,7 +34,7 @@ var importCommand = command{
 			}
 			defer in.Close()
 			// import is the one command that creates a missing database.
-			s, err := store.Open(ctx, e.path, nil)
+			s, err := openStore(ctx, e.path, nil)
 			if err != nil {
 				return err
 			}

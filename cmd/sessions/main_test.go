@@ -88,14 +88,21 @@ type result struct {
 	stdout, stderr string
 }
 
-// run runs the command with args, TZ=UTC and the extra environment
+// runSessions runs the command with args, TZ=UTC and the extra environment
 // variables env, with HERMES_HOME and HOME pointing nowhere useful unless
 // env sets them, and waits at most 30 s for it.
 func runSessions(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return runSessionsInput(t, env, "", args...)
+}
+
+// runSessionsInput is runSessions with stdin on standard input.
+func runSessionsInput(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sessionsBin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append([]string{"TZ=UTC", "PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(t.TempDir(), "home")}, env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -193,9 +200,9 @@ func fixtureCopy(t *testing.T) string {
 	return path
 }
 
-// openStore opens path with the store (test-side setup and checks) and
+// openTestStore opens path with the store (test-side setup and checks) and
 // closes it when the test ends.
-func openStore(t *testing.T, path string, opts *store.Options) *store.Store {
+func openTestStore(t *testing.T, path string, opts *store.Options) *store.Store {
 	t.Helper()
 	s, err := store.Open(context.Background(), path, opts)
 	if err != nil {

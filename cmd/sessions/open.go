@@ -23,12 +23,17 @@ func openExisting(ctx context.Context, e *env, readOnly bool) (*store.Store, err
 	if _, err := os.Stat(e.path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s", errNoDatabase, e.path)
 	}
-	s, err := store.Open(ctx, e.path, &store.Options{ReadOnly: readOnly})
+	return openStore(ctx, e.path, &store.Options{ReadOnly: readOnly})
+}
+
+// openStore is store.Open with the two commonest failures said plainly.
+func openStore(ctx context.Context, path string, opts *store.Options) (*store.Store, error) {
+	s, err := store.Open(ctx, path, opts)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w at %s", errNoDatabase, e.path)
+		return nil, fmt.Errorf("%w at %s", errNoDatabase, path)
 	case errors.Is(err, store.ErrNotDatabase):
-		return nil, fmt.Errorf("%s is not a SQLite database", e.path)
+		return nil, fmt.Errorf("%s is not a SQLite database", path)
 	}
 	return s, err
 }

@@ -64,7 +64,9 @@ func printSearchResults(e *env, hits []store.SearchResult) {
 			where = append(where, "tool "+*h.ToolName)
 		}
 		fmt.Fprintln(e.stdout, strings.Join(where, "  "))
-		fmt.Fprintf(e.stdout, "  %s\n", oneLineText(deref(h.Snippet)))
+		if snippet := oneLineText(deref(h.Snippet)); snippet != "" {
+			fmt.Fprintf(e.stdout, "  %s\n", snippet)
+		}
 		for _, c := range h.Context {
 			fmt.Fprintf(e.stdout, "  | %s: %s\n", c.Role, oneLineText(c.Content))
 		}

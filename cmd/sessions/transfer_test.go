@@ -133,9 +133,11 @@ func TestImportRoundTrip(t *testing.T) {
 	if got, want := sessions(t, "-db", fresh, "import", file), "created 0 sessions (0 messages), skipped 7 already present, retitled 0, unparented 0\n"; got != want {
 		t.Errorf("second import: %q, want %q", got, want)
 	}
-	got := sessionsJSON[obj](t, "-db", fresh, "import", file)
-	if diff := cmp.Diff(obj{"created": 0.0, "skipped": 7.0, "retitled": 0.0, "unparented": 0.0, "messages": 0.0}, got); diff != "" {
-		t.Errorf("sessions --json import (-want +got):\n%s", diff)
+	// "-" reads standard input.
+	r := runSessionsInput(t, nil, exported, "-db", fresh, "--json", "import", "-")
+	want := result{stdout: `{"created":0,"skipped":7,"retitled":0,"unparented":0,"messages":0}` + "\n"}
+	if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("sessions --json import - (-want +got):\n%s", diff)
 	}
 
 	t.Run("OriginalsJSONArray", func(t *testing.T) {
@@ -175,7 +177,7 @@ func TestImportIntoUsedFile(t *testing.T) {
 	}
 	db := filepath.Join(dir, "state.db")
 	ctx := context.Background()
-	s := openStore(t, db, nil)
+	s := openTestStore(t, db, nil)
 	for _, n := range []store.NewSession{{ID: "mine", Source: "cli"}, {ID: idCJK, Source: "slack"}} {
 		if _, err := s.CreateSession(ctx, n); err != nil {
 			t.Fatal(err)
