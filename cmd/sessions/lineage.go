@@ -18,14 +18,7 @@ var lineageCommand = command{
 	summary: "Show a session's ancestors (root first) and descendants as a tree",
 	setup: func(fs *flag.FlagSet) action {
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 1, 1, "session id, id prefix or title"); err != nil {
-				return err
-			}
-			return withStore(ctx, e, true, func(s *store.Store) error {
-				id, err := resolveSession(ctx, s, args[0])
-				if err != nil {
-					return err
-				}
+			return withSession(ctx, e, args, func(s *store.Store, id string) error {
 				nodes, err := lineageTree(ctx, s, id)
 				if err != nil {
 					return err

@@ -17,11 +17,7 @@ func listRow(id string, lastActive float64, preview string) obj {
 func TestList(t *testing.T) {
 	t.Parallel()
 	db := []string{"-db", fixturePath}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []outputCase{
 		{"Default", nil, text(
 			"ID                      TITLE             PREVIEW                        LAST ACTIVE       MSGS  SOURCE    MODEL",
 			"20250301_110000_0a0a0a  -                 今天讨论A2A通信协议的实现细节  2025-03-01 11:00  1     discord   -",
@@ -50,15 +46,7 @@ func TestList(t *testing.T) {
 			"20250301_110000_0a0a0a  -      今天讨论A2A通信协议的实现细节  2025-03-01 11:00  1     discord  -")},
 		{"Empty", []string{"--source", "slack"}, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := sessions(t, append(append([]string{"list"}, db...), tt.args...)...)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("sessions list %v (-want +got):\n%s", tt.args, diff)
-			}
-		})
-	}
+	checkOutputs(t, "list", tests)
 
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()

@@ -180,6 +180,28 @@ func text(lines ...string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// outputCase is one run of a command on the fixture and its exact output.
+type outputCase struct {
+	name string
+	args []string
+	want string
+}
+
+// checkOutputs runs each case as a parallel subtest: sessions -db FIXTURE
+// command args... must print exactly want.
+func checkOutputs(t *testing.T, command string, cases []outputCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := sessions(t, append([]string{"-db", fixturePath, command}, tt.args...)...)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("sessions %s %q (-want +got):\n%s", command, tt.args, diff)
+			}
+		})
+	}
+}
+
 // fixtureCopy copies the shared fixture database into a new directory and
 // returns its path.
 func fixtureCopy(t *testing.T) string {

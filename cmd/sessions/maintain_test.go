@@ -86,11 +86,7 @@ func TestStats(t *testing.T) {
 		"20250301_103000_f6f6f6  750     $0.0020    gpt-5            Refactor plan #2",
 		"20250301_090200_b2b2b2  400     $0.0010    claude-haiku     -",
 	}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []outputCase{
 		{"ByModel", nil, text(append([]string{
 			"MODEL            SESSIONS  INPUT  OUTPUT  EST. COST",
 			"claude-sonnet-4  1         1,200  340     $0.0123",
@@ -110,14 +106,7 @@ func TestStats(t *testing.T) {
 			"telegram  2         500    250     $0.0020",
 			"discord   1         0      0       $0.0000")},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if diff := cmp.Diff(tt.want, sessions(t, append([]string{"-db", fixturePath, "stats"}, tt.args...)...)); diff != "" {
-				t.Errorf("sessions stats %v (-want +got):\n%s", tt.args, diff)
-			}
-		})
-	}
+	checkOutputs(t, "stats", tests)
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
 		want := obj{"by": "model",

@@ -40,11 +40,7 @@ func TestSearch(t *testing.T) {
 		}
 		return text(all...)
 	}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []outputCase{
 		{"Word", []string{"docker"}, join(hit4, hit1, hit2)},
 		{"Role", []string{"docker", "--role", "assistant"}, join(hit4, hit2)},
 		{"Roles", []string{"--role", "user", "--role=tool", "docker"}, join(hit1)},
@@ -58,15 +54,7 @@ func TestSearch(t *testing.T) {
 			"  | user: 今天讨论A2A通信协议的实现细节",
 		})},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := sessions(t, append([]string{"-db", fixturePath, "search"}, tt.args...)...)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("sessions search %v (-want +got):\n%s", tt.args, diff)
-			}
-		})
-	}
+	checkOutputs(t, "search", tests)
 
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
@@ -105,36 +93,26 @@ func TestSearch(t *testing.T) {
 // session marked, its descendants depth first.
 func TestLineage(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, ref string
-		want      string
-	}{
-		{"Root", idDeploy, text(
+	tests := []outputCase{
+		{"Root", []string{idDeploy}, text(
 			"20250301_090000_a1a1a1  Deploy notes  2025-03-01 09:00  ◀",
 			"├── 20250301_090200_b2b2b2  -  2025-03-01 09:02",
 			"│   └── 20250301_090400_d4d4d4  -  2025-03-01 09:04",
 			"└── 20250301_090300_c3c3c3  -  2025-03-01 09:03")},
-		{"Middle", "20250301_0902", text(
+		{"Middle", []string{"20250301_0902"}, text(
 			"20250301_090000_a1a1a1  Deploy notes  2025-03-01 09:00",
 			"└── 20250301_090200_b2b2b2  -  2025-03-01 09:02  ◀",
 			"    └── 20250301_090400_d4d4d4  -  2025-03-01 09:04")},
-		{"Leaf", idSubA1, text(
+		{"Leaf", []string{idSubA1}, text(
 			"20250301_090000_a1a1a1  Deploy notes  2025-03-01 09:00",
 			"└── 20250301_090200_b2b2b2  -  2025-03-01 09:02",
 			"    └── 20250301_090400_d4d4d4  -  2025-03-01 09:04  ◀")},
-		{"ByTitle", "Refactor plan", text(
+		{"ByTitle", []string{"Refactor plan"}, text(
 			"20250301_100000_e5e5e5  Refactor plan  2025-03-01 10:00",
 			"└── 20250301_103000_f6f6f6  Refactor plan #2  2025-03-01 10:30  ◀")},
-		{"Alone", idCJK, text("20250301_110000_0a0a0a  -  2025-03-01 11:00  ◀")},
+		{"Alone", []string{idCJK}, text("20250301_110000_0a0a0a  -  2025-03-01 11:00  ◀")},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if diff := cmp.Diff(tt.want, sessions(t, "lineage", tt.ref, "-db", fixturePath)); diff != "" {
-				t.Errorf("sessions lineage %s (-want +got):\n%s", tt.ref, diff)
-			}
-		})
-	}
+	checkOutputs(t, "lineage", tests)
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
 		want := []obj{

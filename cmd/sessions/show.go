@@ -20,14 +20,7 @@ var showCommand = command{
 	setup: func(fs *flag.FlagSet) action {
 		raw := fs.Bool("raw", false, "show the stored messages, every column, instead of the conversation")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 1, 1, "session id, id prefix or title"); err != nil {
-				return err
-			}
-			return withStore(ctx, e, true, func(s *store.Store) error {
-				id, err := resolveSession(ctx, s, args[0])
-				if err != nil {
-					return err
-				}
+			return withSession(ctx, e, args, func(s *store.Store, id string) error {
 				if *raw {
 					return showRaw(ctx, e, s, id)
 				}

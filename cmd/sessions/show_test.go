@@ -55,11 +55,7 @@ func TestShow(t *testing.T) {
 		"",
 		"assistant",
 		"  Done: store and search are split.")
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []outputCase{
 		{"ExactID", []string{idDeploy}, deployConversation},
 		{"UniquePrefix", []string{"20250301_1030"}, refactor2},
 		{"PrefixIgnoresASCIICase", []string{"20250301_090000_A1"}, deployConversation},
@@ -91,15 +87,7 @@ func TestShow(t *testing.T) {
 			"Messages  0 messages, 0 tool calls",
 			"Tokens    0 in, 0 out")},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := sessions(t, append([]string{"-db", fixturePath, "show"}, tt.args...)...)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("sessions show %v (-want +got):\n%s", tt.args, diff)
-			}
-		})
-	}
+	checkOutputs(t, "show", tests)
 
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
