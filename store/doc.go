@@ -46,9 +46,18 @@
 //     [Store.ExportJSONL], [Store.DeleteSession], [Store.PruneSessions]
 //   - maintenance: [Store.GetMeta], [Store.SetMeta], [Store.Vacuum],
 //     [Store.AutoMaintain], [Store.Checkpoint]
+//   - moving and keeping history: [Store.ExportCount], [Store.ImportJSONL],
+//     [Store.Backup]
+//   - health: [Store.Check], [Store.RebuildSearchIndex]
+//   - statistics: [Store.TokenStatsByModel], [Store.TokenStatsBySource],
+//     [Store.TopSessionsByTokens]
+//
+// [Options].ReadOnly opens an existing file for reading only: nothing is
+// created, migrated or written, and every write returns [ErrReadOnly].
 //
 // Timestamps are REAL epoch seconds ([Timestamp]) exactly as the original
-// stores them. JSON columns take and return [encoding/json.RawMessage]; the
+// stores them. JSON columns take [encoding/json.RawMessage] and come back as
+// [encoding/json.RawMessage] (tool calls) or [JSONText]; the
 // store writes the text Python's json.dumps writes, because that text is
 // what full-text search indexes. For large histories [Store.EachMessage]
 // and [Store.ExportJSONL] stream in bounded memory.
@@ -58,9 +67,10 @@
 // Failures match the sentinels in errors.go with errors.Is: [ErrNotFound]
 // (and [ErrSessionNotFound], [ErrParentNotFound], [ErrAmbiguous], which
 // match it), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
-// [ErrInvalidText], [ErrBusy], [ErrClosed], and at Open [ErrNotDatabase],
-// [ErrCantOpen], [ErrReadOnly], [ErrNoFTS5], [ErrSQLiteVersion],
-// [ErrNotWAL]. The driver's error stays wrapped inside. A failed write
+// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrBusy],
+// [ErrDiskFull], [ErrReadOnly], [ErrCorrupt], [ErrClosed], and at Open
+// [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL],
+// [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. The driver's error stays wrapped inside. A failed write
 // leaves the database exactly as it was.
 //
 // # Changing the schema

@@ -72,6 +72,12 @@ var (
 	// messages; Check reports which structure is damaged.
 	ErrCorrupt = sqlite.ErrCorrupt
 
+	// ErrForeignWAL is returned by Open when the -wal file beside the
+	// database belongs to another database (a copy gone wrong): SQLite would
+	// replay its pages over this database. Nothing is written. It matches
+	// ErrCorrupt.
+	ErrForeignWAL = sqlite.ErrForeignWAL
+
 	// ErrDiskFull is returned by a write that found the disk full. The
 	// transaction was rolled back: the database is as it was, and writing
 	// works again once there is space.

@@ -255,27 +255,39 @@ func TestUsageErrors(t *testing.T) {
 func TestFailures(t *testing.T) {
 	t.Parallel()
 
-	t.Run("NotADatabase", func(t *testing.T) {
-		t.Parallel()
-		dir := t.TempDir()
-		path := filepath.Join(dir, "state.db")
-		if err := os.WriteFile(path, []byte("these are notes, not a database\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		before := fileHash(t, path)
-		line := failureLine(t, migrate(t, "-db", path, "up"), 1)
-		for _, want := range []string{path, sqlite.ErrNotDatabase.Error()} {
-			if !strings.Contains(line, want) {
-				t.Errorf("message %q does not contain %q", line, want)
+	// Files that are not a usable database: refused with a typed error's
+	// text, nothing written (the directory keeps only the file).
+	for _, bad := range []struct {
+		name    string
+		content []byte
+		want    error
+	}{
+		{"NotADatabase", []byte("these are notes, not a database\n"), sqlite.ErrNotDatabase},
+		{"ZeroBytes", []byte{}, sqlite.ErrNotDatabase},
+		{"TruncatedHeader", []byte("SQLite format 3\x00\x10\x00\x01\x01"), sqlite.ErrNotDatabase},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "state.db")
+			if err := os.WriteFile(path, bad.content, 0o600); err != nil {
+				t.Fatal(err)
 			}
-		}
-		if fileHash(t, path) != before {
-			t.Error("the file was changed")
-		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
-			t.Errorf("files in the directory (-want +got):\n%s", diff)
-		}
-	})
+			before := fileHash(t, path)
+			line := failureLine(t, migrate(t, "-db", path, "up"), 1)
+			for _, want := range []string{path, bad.want.Error()} {
+				if !strings.Contains(line, want) {
+					t.Errorf("message %q does not contain %q", line, want)
+				}
+			}
+			if fileHash(t, path) != before {
+				t.Error("the file was changed")
+			}
+			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+				t.Errorf("files in the directory (-want +got):\n%s", diff)
+			}
+		})
+	}
 
 	t.Run("Directory", func(t *testing.T) {
 		t.Parallel()

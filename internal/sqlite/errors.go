@@ -35,7 +35,12 @@ var (
 
 	// ErrCorrupt reports a damaged database or full-text index
 	// (SQLITE_CORRUPT, including FTS5's SQLITE_CORRUPT_VTAB).
-	ErrCorrupt = errors.New("database disk image is malformed")
+	ErrCorrupt = errors.New("database is damaged")
+
+	// ErrForeignWAL reports a -wal file beside the database that belongs to
+	// another database: replaying it would replace the database's pages with
+	// the other one's. It matches [ErrCorrupt].
+	ErrForeignWAL = fmt.Errorf("%w: its -wal file belongs to another database", ErrCorrupt)
 
 	// ErrDiskFull reports a write refused because the disk, or the database's
 	// page limit, is full (SQLITE_FULL). The transaction was rolled back.

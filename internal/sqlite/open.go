@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	// The driver. FTS5 is compiled in only with the sqlite_fts5 build tag;
@@ -147,7 +149,13 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create directory for %s: %w", path, err)
 	}
-	if err := ensureFile(ctx, path, uri); err != nil {
+	if err := ensureFile(ctx, path); err != nil {
+		return nil, err
+	}
+	if err := checkFile(path, true); err != nil {
+		return nil, err
+	}
+	if err := checkWAL(ctx, path); err != nil {
 		return nil, err
 	}
 	db, err := sql.Open("sqlite3", writerDSN(uri, c))
@@ -174,6 +182,15 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 		return nil, err
 	}
 	if err := notADirectory(path); err != nil {
+		return nil, err
+	}
+	if err := checkFile(path, false); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %w", ErrCantOpen, err)
+		}
+		return nil, err
+	}
+	if err := checkWAL(ctx, path); err != nil {
 		return nil, err
 	}
 	uri, err := fileURI(path)
@@ -255,12 +272,47 @@ func notADirectory(path string) error {
 	return nil
 }
 
-// ensureFile creates a missing database file through SQLite itself (never with
-// an os descriptor, see the package doc) and makes it private to the user
-// before WAL mode creates its -wal and -shm files, which copy its permissions.
-// A file that already exists keeps its permissions.
-func ensureFile(ctx context.Context, path, uri string) error {
+// ensureFile creates a missing database file whole, so that no state.db of
+// ours is ever seen empty: SQLite creates it under a temporary name beside
+// path (through SQLite itself, never an os descriptor; see the package doc),
+// WAL mode writes its first page, it is closed and made private to the user
+// (its -wal and -shm files copy its permissions), and only then is it linked
+// to path. A link fails when path exists, so two processes creating the
+// file at once both end up with the one that got there first. A file that
+// already exists keeps its permissions.
+func ensureFile(ctx context.Context, path string) error {
 	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), rand.Uint64())
+	defer os.Remove(tmp)
+	if err := createWAL(ctx, tmp); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	err := os.Link(tmp, path)
+	switch {
+	case err == nil || errors.Is(err, fs.ErrExist):
+		return nil
+	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP):
+		// A filesystem without hard links: rename, which cannot refuse an
+		// existing path, after one more look.
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		return os.Rename(tmp, path)
+	default:
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+}
+
+// createWAL creates an empty database at path in WAL mode: one 4096-byte
+// page whose header records the journal mode.
+func createWAL(ctx context.Context, path string) error {
+	uri, err := fileURI(path)
+	if err != nil {
 		return err
 	}
 	db, err := sql.Open("sqlite3", uri+"?mode=rwc")
@@ -268,12 +320,44 @@ func ensureFile(ctx context.Context, path, uri string) error {
 		return err
 	}
 	defer db.Close()
-	// Opening the connection creates the (empty) file.
-	if err := db.PingContext(ctx); err != nil {
-		return fmt.Errorf("create %s: %w", path, Classify(err))
+	var mode string
+	// Hand-written pragma: switching an empty file to WAL writes its header.
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return Classify(err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+	if mode != "wal" {
+		return fmt.Errorf("%w: journal_mode is %q", ErrNotWAL, mode)
+	}
+	return db.Close()
+}
+
+// checkFile refuses, before SQLite touches it, a file SQLite would silently
+// take for something else: an empty (0-byte) file, which SQLite treats as a
+// new database and would write a schema into (the store never leaves one
+// behind, see ensureFile; one left by another program or a failed copy is
+// reported, not overwritten); and, for a writer, a file or directory the
+// process may not write, which SQLite would open read-only and fail on at
+// the first write.
+func checkFile(path string, writer bool) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Size() == 0 {
+		return fmt.Errorf("open %s: %w: the file is empty (0 bytes)", path, ErrNotDatabase)
+	}
+	if !writer {
+		return nil
+	}
+	if err := writable(path); err != nil {
+		return fmt.Errorf("open %s: %w: %w", path, ErrReadOnly, err)
+	}
+	// SQLite must create the -wal and -shm files beside the database when
+	// they are missing.
+	if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
+		if err := writable(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("open %s: %w: its directory: %w", path, ErrReadOnly, err)
+		}
 	}
 	return nil
 }

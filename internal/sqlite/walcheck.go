@@ -1,0 +1,74 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+)
+
+// tablesSQL lists the tables of a database. Hand-written: it reads
+// sqlite_master, which sqlc does not model.
+const tablesSQL = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+
+// checkWAL refuses a -wal file that belongs to another database. SQLite
+// cannot tell: the WAL header names no database, so it would replay the
+// other database's pages over this one's, and the first checkpoint would
+// write them into the file for good. When a non-empty -wal is present, the
+// tables of the file alone (read with immutable=1, which ignores the WAL)
+// are compared with the tables seen through the WAL (a read-only
+// connection, which never checkpoints): a WAL that makes the sessions
+// table disappear is not this database's. A WAL that cannot be compared
+// (the file alone is mid-checkpoint and unreadable) is left to SQLite.
+func checkWAL(ctx context.Context, path string) error {
+	fi, err := os.Stat(path + "-wal")
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Size() == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	alone, err := tables(ctx, path, "immutable=1")
+	if err != nil || !slices.Contains(alone, "sessions") {
+		return nil
+	}
+	seen, err := tables(ctx, path, "mode=ro")
+	if err != nil && !errors.Is(Classify(err), ErrCorrupt) && !errors.Is(Classify(err), ErrNotDatabase) {
+		return nil
+	}
+	if err != nil || !slices.Contains(seen, "sessions") {
+		return fmt.Errorf("open %s: %w", path, ErrForeignWAL)
+	}
+	return nil
+}
+
+// tables lists the tables of the database at path opened with the given
+// URI parameters, through SQLite (see the package doc on descriptors).
+func tables(ctx context.Context, path, params string) ([]string, error) {
+	uri, err := fileURI(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", uri+"?"+params)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, tablesSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
