@@ -17,7 +17,7 @@ var backupCommand = command{
 	summary: "Copy the database, as of one moment, to a new private file at PATH (VACUUM INTO; safe while others write)",
 	setup: func(fs *flag.FlagSet) action {
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 1, 1, "backup path"); err != nil {
+			if err := wantArgs(args, 1, "backup path"); err != nil {
 				return err
 			}
 			target := args[0]

@@ -21,7 +21,7 @@ var doctorCommand = command{
 	setup: func(fs *flag.FlagSet) action {
 		fixFTS := fs.Bool("fix-fts", false, "first rebuild both full-text indexes from the messages (opens the file for writing)")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 0, 0, ""); err != nil {
+			if err := wantArgs(args, 0, ""); err != nil {
 				return err
 			}
 			s, err := openExisting(ctx, e, !*fixFTS)

@@ -22,7 +22,7 @@ var importCommand = command{
 		var opts store.ImportOptions
 		fs.IntVar(&opts.BatchSize, "batch", 500, "sessions per transaction: a malformed record loses only its own batch")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 1, 1, "file"); err != nil {
+			if err := wantArgs(args, 1, "file"); err != nil {
 				return err
 			}
 			if opts.BatchSize < 1 {

@@ -25,7 +25,7 @@ var listCommand = command{
 		fs.IntVar(&opts.Offset, "offset", 0, "skip the first `N` sessions")
 		fs.BoolVar(&opts.IncludeChildren, "all", false, "list every session, subagent and compression children included")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 0, 0, ""); err != nil {
+			if err := wantArgs(args, 0, ""); err != nil {
 				return err
 			}
 			if err := checkPage(opts.Limit, opts.Offset); err != nil {

@@ -29,7 +29,7 @@ var pruneCommand = command{
 		fs.StringVar(&opts.Source, "source", "", "only sessions of this `source`")
 		fs.BoolVar(&opts.DryRun, "dry-run", false, "count what would be pruned; delete nothing")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 0, 0, ""); err != nil {
+			if err := wantArgs(args, 0, ""); err != nil {
 				return err
 			}
 			if olderThan == "" {
@@ -91,7 +91,7 @@ var vacuumCommand = command{
 	summary: "Checkpoint the WAL and rebuild the file, returning free pages to the filesystem",
 	setup: func(fs *flag.FlagSet) action {
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 0, 0, ""); err != nil {
+			if err := wantArgs(args, 0, ""); err != nil {
 				return err
 			}
 			var res vacuumJSON

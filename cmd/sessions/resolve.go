@@ -35,7 +35,7 @@ func resolveSession(ctx context.Context, s *store.Store, ref string) (string, er
 // withSession runs fn on the session named by a command's one argument,
 // with the database opened read-only.
 func withSession(ctx context.Context, e *env, args []string, fn func(s *store.Store, id string) error) error {
-	if err := wantArgs(args, 1, 1, "session id, id prefix or title"); err != nil {
+	if err := wantArgs(args, 1, "session id, id prefix or title"); err != nil {
 		return err
 	}
 	return withStore(ctx, e, true, func(s *store.Store) error {

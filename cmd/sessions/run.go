@@ -171,20 +171,18 @@ Commands:
 	fs.PrintDefaults()
 }
 
-// wantArgs returns a usage error unless args has between lo and hi
-// elements (hi < 0: no upper bound); what names them in the message.
-func wantArgs(args []string, lo, hi int, what string) error {
+// wantArgs returns a usage error unless args holds exactly n (0 or 1)
+// arguments; what names the one.
+func wantArgs(args []string, n int, what string) error {
 	switch {
-	case len(args) < lo && lo == 1 && hi == 1:
-		return cli.Usagef("needs one %s", what)
-	case len(args) < lo:
-		return cli.Usagef("needs at least %d %s", lo, what)
-	case hi >= 0 && len(args) > hi && hi == 0:
+	case len(args) == n:
+		return nil
+	case n == 0:
 		return cli.Usagef("takes no arguments, got %q", strings.Join(args, " "))
-	case hi >= 0 && len(args) > hi:
-		return cli.Usagef("takes one %s, got %q", what, strings.Join(args, " "))
+	case len(args) < n:
+		return cli.Usagef("needs one %s", what)
 	}
-	return nil
+	return cli.Usagef("takes one %s, got %q", what, strings.Join(args, " "))
 }
 
 // stringList is a flag that may be given several times.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hermesstate/hermesstate/internal/cli"
 	"github.com/hermesstate/hermesstate/store"
 )
 
@@ -27,7 +28,7 @@ var searchCommand = command{
 		fs.IntVar(&opts.Offset, "offset", 0, "skip the first `N` results")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
-				return wantArgs(args, 1, 1, "query")
+				return cli.Usagef("needs a query")
 			}
 			if err := checkPage(opts.Limit, opts.Offset); err != nil {
 				return err

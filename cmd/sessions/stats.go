@@ -19,7 +19,7 @@ var statsCommand = command{
 		by := fs.String("by", "model", "group the totals by `model` or source")
 		top := fs.Int("top", 10, "list the `N` sessions with the most tokens (0: none)")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := wantArgs(args, 0, 0, ""); err != nil {
+			if err := wantArgs(args, 0, ""); err != nil {
 				return err
 			}
 			if *by != "model" && *by != "source" {

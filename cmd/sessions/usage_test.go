@@ -35,7 +35,7 @@ func TestUsageErrors(t *testing.T) {
 		{"ListArgument", []string{"list", "all"}, []string{`sessions: list: takes no arguments, got "all"`, usage("list")}},
 		{"ShowNothing", []string{"show"}, []string{"sessions: show: needs one session id, id prefix or title", usage("show")}},
 		{"ShowTwo", []string{"show", "a", "b"}, []string{`sessions: show: takes one session id, id prefix or title, got "a b"`, usage("show")}},
-		{"SearchNothing", []string{"search"}, []string{"sessions: search: needs one query", usage("search")}},
+		{"SearchNothing", []string{"search"}, []string{"sessions: search: needs a query", usage("search")}},
 		{"LineageNothing", []string{"lineage"}, []string{"sessions: lineage: needs one session id, id prefix or title", usage("lineage")}},
 		{"ImportNothing", []string{"import"}, []string{"sessions: import: needs one file", usage("import")}},
 		{"ImportBatch", []string{"import", "--batch", "0", "f"}, []string{"sessions: import: --batch must be at least 1, got 0", usage("import")}},
