@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
+	"github.com/hermesstate/hermesstate/migrations"
 	"github.com/hermesstate/hermesstate/store"
 )
 
@@ -81,8 +82,11 @@ func problems(h *store.Health) []string {
 	if h.OrphanMessages > 0 {
 		out = append(out, plural(h.OrphanMessages, "message")+" without a session")
 	}
-	if !h.OK() && len(out) == 0 {
-		out = append(out, fmt.Sprintf("schema version %d is not the one this build writes", h.SchemaVersion))
+	switch {
+	case h.SchemaVersion < migrations.Latest:
+		out = append(out, fmt.Sprintf("schema version %d is older than this build's %d: run migrate up", h.SchemaVersion, migrations.Latest))
+	case h.SchemaVersion > migrations.Latest:
+		out = append(out, fmt.Sprintf("schema version %d is newer than this build's %d: written by a later Hermes", h.SchemaVersion, migrations.Latest))
 	}
 	return out
 }
@@ -102,7 +106,11 @@ func printHealth(e *env, r doctorJSON) error {
 	if r.RebuiltFTS {
 		t.row("search indexes", "rebuilt")
 	}
-	t.row("schema version", strconv.FormatInt(h.SchemaVersion, 10))
+	version := strconv.FormatInt(h.SchemaVersion, 10)
+	if h.SchemaVersion != migrations.Latest {
+		version += fmt.Sprintf(" (this build: %d)", migrations.Latest)
+	}
+	t.row("schema version", version)
 	t.row("sqlite", fmt.Sprintf("%s (fts5 %s, trigram %s)", h.SQLiteVersion, yesNo[h.FTS5], yesNo[h.Trigram]))
 	t.row("integrity_check", okOr(len(h.Integrity) != 1 || h.Integrity[0] != "ok", plural(int64(len(h.Integrity)), "problem")))
 	for _, f := range h.FTS {

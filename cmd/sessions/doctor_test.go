@@ -129,6 +129,35 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("OlderSchema", func(t *testing.T) {
+		t.Parallel()
+		// A file the original wrote at schema version 9: read as it is,
+		// never migrated; the old schema and its missing trigram index are
+		// problems.
+		path := dbtest.CopyFixture(t, "state-v9.db")
+		before := fileHash(t, path)
+		r := runSessions(t, nil, "-db", path, "doctor")
+		want := result{code: 1, stdout: text(
+			"schema version        9 (this build: 11)",
+			sqliteLine(),
+			"integrity_check       ok",
+			"messages_fts          8 index rows with outdated text",
+			"messages_fts_trigram  no such table: messages_fts_trigram",
+			"counters              ok",
+			"orphan messages       0",
+			"wal size              0 bytes",
+			"problems:",
+			"  messages_fts: 8 index rows with outdated text",
+			"  messages_fts_trigram: no such table: messages_fts_trigram",
+			"  schema version 9 is older than this build's 11: run migrate up"),
+			stderr: "sessions: doctor: 3 problems found\n"}
+		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("sessions doctor (-want +got):\n%s", diff)
+		}
+		if fileHash(t, path) != before {
+			t.Error("doctor changed the file")
+		}
+	})
 	t.Run("NotADatabase", func(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "state.db")
