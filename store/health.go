@@ -75,9 +75,17 @@ func (h *Health) OK() bool {
 // comparison query finds what that check cannot: messages the index lacks,
 // index rows whose message is gone, and rows whose stored text is not the
 // text the v11 triggers index.
-var ftsIndexes = []struct{ table, integrity, compare string }{
+//
+// The refresh query runs first. FTS5 keeps each index's structure record
+// cached per connection, and its integrity check reuses that cache without
+// noticing that another connection has written since: a pooled connection
+// that searched before reported a sound index as "checksum mismatch". Any
+// MATCH reloads the structure when the file changed; a LIMIT 1 lookup of
+// one term costs a few page reads.
+var ftsIndexes = []struct{ table, refresh, integrity, compare string }{
 	{
 		"messages_fts",
+		"SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'hermes' LIMIT 1",
 		"PRAGMA integrity_check(messages_fts)",
 		`SELECT
     (SELECT COUNT(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM messages_fts f WHERE f.rowid = m.id)),
@@ -87,6 +95,7 @@ var ftsIndexes = []struct{ table, integrity, compare string }{
 	},
 	{
 		"messages_fts_trigram",
+		"SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH 'hermes' LIMIT 1",
 		"PRAGMA integrity_check(messages_fts_trigram)",
 		`SELECT
     (SELECT COUNT(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM messages_fts_trigram f WHERE f.rowid = m.id)),
@@ -125,7 +134,7 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 			return nil, err
 		}
 		for _, f := range ftsIndexes {
-			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: checkFTS(ctx, q, f.integrity, f.compare)})
+			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: checkFTS(ctx, q, f.refresh, f.integrity, f.compare)})
 		}
 		rows, err := s.q.HealthCounterMismatches(ctx, q)
 		if err != nil {
@@ -157,7 +166,11 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 
 // checkFTS returns what is wrong with one full-text index, or "". A damaged
 // or missing index makes its queries fail; the failure is the finding.
-func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) string {
+func checkFTS(ctx context.Context, q db.DBTX, refresh, integrity, compare string) string {
+	// Only to reload the cached structure; a damaged index fails the
+	// integrity check below with a better message than this lookup's.
+	var rowid int64
+	_ = q.QueryRowContext(ctx, refresh).Scan(&rowid)
 	lines, err := pragmaLines(ctx, q, integrity)
 	if err != nil {
 		return err.Error()
