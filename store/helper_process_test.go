@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hermesstate/hermesstate/db"
 )
@@ -38,6 +40,10 @@ func runHelper(name string) int {
 		st := s.Stats()
 		fmt.Printf("writes=%d retries=%d\n", st.Writes, st.Retries)
 		return 0
+	case "lock-holder":
+		return runLockHolder(ctx, os.Getenv("HERMESSTATE_DB"))
+	case "lock-probe":
+		return runLockProbe(ctx, os.Getenv("HERMESSTATE_DB"))
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2
@@ -58,10 +64,69 @@ func appendLabelledTo(ctx context.Context, s *Store, session, label string) erro
 	})
 }
 
-// helperProcess is a running helper: its stdout lines arrive on lines.
+// helperProcess is a running helper: its stdout lines arrive on lines, and
+// in takes the commands of helpers that read them (one per line).
 type helperProcess struct {
 	cmd   *exec.Cmd
+	in    io.WriteCloser
 	lines chan string
+}
+
+// helperReplyTimeout bounds the wait for one line from a helper, so a hung
+// helper fails its test instead of stalling the run.
+const helperReplyTimeout = 30 * time.Second
+
+// send writes one command line to the helper.
+func (h *helperProcess) send(t *testing.T, command string) {
+	t.Helper()
+	if _, err := io.WriteString(h.in, command+"\n"); err != nil {
+		t.Fatalf("send %q to helper: %v", command, err)
+	}
+}
+
+// next returns the helper's next output line.
+func (h *helperProcess) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case line, ok := <-h.lines:
+		if !ok {
+			t.Fatal("helper exited before answering")
+		}
+		return line
+	case <-time.After(helperReplyTimeout):
+		t.Fatalf("no answer from helper within %v", helperReplyTimeout)
+	}
+	return ""
+}
+
+// ask sends command and returns the helper's one-line answer.
+func (h *helperProcess) ask(t *testing.T, command string) string {
+	t.Helper()
+	h.send(t, command)
+	return h.next(t)
+}
+
+// finish closes the helper's input, which tells a command-reading helper
+// to clean up and exit, and fails the test unless it exits with status 0
+// without printing anything more.
+func (h *helperProcess) finish(t *testing.T) {
+	t.Helper()
+	h.in.Close()
+	deadline := time.After(helperReplyTimeout)
+	for open := true; open; {
+		select {
+		case line, ok := <-h.lines:
+			if ok {
+				t.Errorf("helper printed %q while exiting", line)
+			}
+			open = ok
+		case <-deadline:
+			t.Fatalf("helper did not exit within %v", helperReplyTimeout)
+		}
+	}
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("helper process: %v", err)
+	}
 }
 
 // startHelper runs this test binary as helper name with env added.
@@ -74,10 +139,14 @@ func startHelper(t *testing.T, name string, env ...string) *helperProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &helperProcess{cmd: cmd, lines: make(chan string, 16)}
+	h := &helperProcess{cmd: cmd, in: in, lines: make(chan string, 16)}
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {

@@ -1,0 +1,207 @@
+package store
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sqlMethods are the database/sql and driver methods that take SQL text,
+// with the index of the SQL argument.
+var sqlMethods = map[string]int{
+	"ExecContext": 1, "QueryContext": 1, "QueryRowContext": 1, "PrepareContext": 1,
+	"Exec": 0, "Query": 0, "QueryRow": 0, "Prepare": 0,
+}
+
+// sqlExceptions are the only SQL arguments not built from constants, each
+// with the reason they hold no input. (call is the method's name.)
+var sqlExceptions = []allowedUse{
+	{"internal/dbtest/dbtest.go", "Values", "QueryContext", "test helper: runs the SQL its callers, the tests, pass"},
+	{"internal/dbtest/dbtest.go", "Rows", "QueryContext", "test helper: runs the SQL its callers, the tests, pass"},
+	{"internal/dbtest/dbtest.go", "Exec", "ExecContext", "test helper: runs the SQL its callers, the tests, pass"},
+	{"migrations/reconcile.go", "loadDeclared", "Exec", "the embedded schema/schema.sql, into an in-memory database"},
+	{"migrations/reconcile.go", "Reconcile", "ExecContext",
+		"DDL planned from the embedded schema/schema.sql; the only names spliced in are of our own schema objects, quoted"},
+	{"migrations/adopt.go", "adopt", "ExecContext",
+		"DDL of the embedded migrations (ALTER TABLE ... ADD COLUMN from their own column definitions, quoted)"},
+}
+
+// sqlUse is one call of an sqlMethods method.
+type sqlUse struct {
+	pos    token.Position
+	fn     string // the enclosing top-level declaration (see funcName)
+	method string
+	ok     bool // its SQL argument is built only from constants
+}
+
+// sqlUses finds every call of an sqlMethods method in pkg and judges its
+// SQL argument.
+func sqlUses(fset *token.FileSet, pkg goPackage) []sqlUse {
+	c := newConstSQL(fset, pkg)
+	var out []sqlUse
+	inspectDecls(pkg, func(_ *ast.File, decl string, n ast.Node) {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			return
+		}
+		if arg, known := sqlMethods[sel.Sel.Name]; known && arg < len(call.Args) {
+			out = append(out, sqlUse{fset.Position(call.Pos()), decl, sel.Sel.Name, c.isConst(call.Args[arg])})
+		}
+	})
+	return out
+}
+
+// TestSQLIsNeverBuiltFromInput: every statement the module runs (sqlc's
+// generated code included) is text built only from constants: a literal,
+// a named constant, or values computed from those alone, through
+// variables, containers and the package's own functions. Arguments travel
+// as bound parameters. The exceptions are listed with their reasons.
+func TestSQLIsNeverBuiltFromInput(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	used := make([]bool, len(sqlExceptions))
+	calls := 0
+	for _, pkg := range modulePackages(t, fset) {
+		for _, u := range sqlUses(fset, pkg) {
+			calls++
+			i := slices.IndexFunc(sqlExceptions, func(a allowedUse) bool {
+				return a.file == u.pos.Filename && a.fn == u.fn && a.call == u.method
+			})
+			switch {
+			case i >= 0:
+				used[i] = true
+			case !u.ok:
+				t.Errorf("%s: the SQL %s runs in %s is not built only from constants; bind the values as parameters", u.pos, u.method, u.fn)
+			}
+		}
+	}
+	for i, a := range sqlExceptions {
+		if !used[i] {
+			t.Errorf("exception %s %s %s is not used any more; remove it", a.file, a.fn, a.call)
+		}
+	}
+	// sqlc's generated methods alone are over fifty calls.
+	if calls < 60 {
+		t.Errorf("saw %d SQL calls; the walk missed code", calls)
+	}
+	t.Logf("%d SQL calls checked", calls)
+
+	t.Run("TellsConstantsFromInput", func(t *testing.T) {
+		t.Parallel()
+		fset := token.NewFileSet()
+		pkg := parseSnippet(t, fset, "snippet/x.go", snippetSQL)
+		var got []string
+		for _, u := range sqlUses(fset, pkg) {
+			got = append(got, fmt.Sprintf("%d %v", u.pos.Line, u.ok))
+		}
+		// The lines of snippetSQL's calls: the first five are constant.
+		want := []string{
+			"22 true", "23 true", "25 true", "26 true", "28 true",
+			"30 false", "31 false", "32 false", "35 false", "38 false", "41 false", "43 false",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("verdicts (line, constant) = %q, want %q", got, want)
+		}
+	})
+}
+
+// snippetSQL exercises constSQL; the line numbers are TellsConstantsFromInput's.
+const snippetSQL = `package x
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+const base = "SELECT id FROM t"
+
+var byMode = map[int]string{0: "SELECT 1", 1: base + " WHERE x = ?"}
+
+func build(table string) string { return "SELECT * FROM " + table }
+
+var built = build("sessions")
+
+func leaky(table string) string { return "SELECT * FROM " + table }
+
+func fill(p *string) {}
+
+func run(ctx context.Context, db *sql.DB, input string, mode int) {
+	db.ExecContext(ctx, base)
+	db.ExecContext(ctx, built)
+	q, _ := byMode[mode]
+	db.QueryContext(ctx, q)
+	db.QueryRowContext(ctx, ` + "`" + `SELECT 2` + "`" + `)
+	var stmt string
+	db.Exec(stmt)
+
+	db.ExecContext(ctx, "DELETE FROM t WHERE id = '"+input+"'")
+	db.ExecContext(ctx, fmt.Sprintf("SELECT %s", input))
+	db.QueryRowContext(ctx, leaky(input))
+	s := base
+	s += input
+	db.ExecContext(ctx, s)
+	parts := []string{base}
+	parts[0] = input
+	db.ExecContext(ctx, parts[0])
+	var p string
+	fill(&p)
+	db.Exec(p)
+	for _, each := range []string{base, input} {
+		db.Exec(each)
+	}
+}
+`
+
+// TestINListsAreSubqueries: no statement splices a list into its text.
+// Lists travel as one bound JSON array that json_each turns into rows,
+// so every IN in the queries and the hand-written statements is followed
+// by a subquery, and no query uses sqlc.slice (which rewrites the text per
+// call).
+func TestINListsAreSubqueries(t *testing.T) {
+	t.Parallel()
+	texts := map[string]string{
+		"searchUnicode61SQL": searchUnicode61SQL, "searchTrigramSQL": searchTrigramSQL,
+		"searchLikeSQL": searchLikeSQL, "searchLikeGroupsSQL": searchLikeGroupsSQL,
+		"exportOrderSQL": exportOrderSQL, "streamMessagesSQL": streamMessagesSQL,
+	}
+	files, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("queries/*.sql: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[filepath.Base(f)] = string(b)
+	}
+	in := regexp.MustCompile(`(?i)\bIN\s*\(\s*(\w*)`)
+	comment := regexp.MustCompile(`--[^\n]*`)
+	lists := 0
+	for name, text := range texts {
+		text = comment.ReplaceAllString(text, "")
+		if strings.Contains(text, "sqlc.slice") {
+			t.Errorf("%s uses sqlc.slice; bind the list as a JSON array and read it with json_each", name)
+		}
+		for _, m := range in.FindAllStringSubmatch(text, -1) {
+			lists++
+			if !strings.EqualFold(m[1], "SELECT") {
+				t.Errorf("%s: %q is not a subquery", name, m[0])
+			}
+		}
+	}
+	if lists < 5 {
+		t.Errorf("found %d IN lists; the scan is broken", lists)
+	}
+}
