@@ -29,10 +29,11 @@ const vacuumIntoSQL = "VACUUM INTO ?"
 // backup, even if the process dies half-way. Missing parent directories are
 // created (0700).
 //
-// It returns an error matching ErrExists when path exists (nothing is
-// overwritten), a filesystem error, or ErrClosed.
+// It returns an error matching ErrExists when path exists or names the
+// database's own -wal, -shm or -journal file (nothing is overwritten), a
+// filesystem error, or ErrClosed.
 func (s *Store) Backup(ctx context.Context, path string) error {
-	if _, err := os.Lstat(path); err == nil {
+	if _, err := os.Lstat(path); err == nil || s.ownFile(path) {
 		return fmt.Errorf("store: backup to %s: %w", path, ErrExists)
 	}
 	dir := filepath.Dir(path)
@@ -66,6 +67,23 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("store: backup: %w", err)
 	}
 	return syncDir(dir)
+}
+
+// ownFile reports whether path names the database or one of the files
+// SQLite keeps beside it, which may be absent at this moment but must never
+// be created by anyone else.
+func (s *Store) ownFile(path string) bool {
+	p, err1 := filepath.Abs(path)
+	db, err2 := filepath.Abs(s.path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		if p == db+suffix {
+			return true
+		}
+	}
+	return false
 }
 
 // vacuumInto runs VACUUM INTO target on a read-only connection.

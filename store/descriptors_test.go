@@ -38,6 +38,16 @@ var descriptorAllowed = []allowedUse{
 		"test helper: creates the copy in a new t.TempDir() before any connection opens it"},
 	{"internal/dbtest/dbtest.go", "LegacyFile", "os.ReadFile",
 		"test helper: reads a SQL script in testdata/legacy, not a database"},
+	{"store/backup.go", "Store.Backup", "os.CreateTemp",
+		"creates the backup's temporary file under a new random name; Backup has refused a target that exists or is the database's own file"},
+	{"store/backup.go", "syncFile", "os.Open",
+		"syncs the finished backup copy, a new file no SQLite connection has open"},
+	{"store/backup.go", "syncDir", "os.Open",
+		"syncs the backup's directory, a directory, not a database file"},
+	{"cmd/sessions/export.go", "writeOutput", "os.CreateTemp",
+		"export -o's temporary file under a new random name; notTheDatabase has refused an -o naming the database or its -wal/-shm"},
+	{"cmd/sessions/import.go", "openInput", "os.Open",
+		"import's input file; notTheDatabase has refused the database and its -wal/-shm (by file identity) before it gets here"},
 }
 
 // descriptorUse is one reference to a descriptorFuncs function.

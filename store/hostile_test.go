@@ -148,7 +148,7 @@ func checkHostileLookups(t *testing.T, s *Store, h, title string) {
 func checkExportedIDs(t *testing.T, s *Store, ids []string) {
 	t.Helper()
 	var buf bytes.Buffer
-	n, err := s.ExportJSONL(t.Context(), &buf, "")
+	n, err := s.ExportJSONL(t.Context(), &buf, ExportOptions{})
 	if err != nil || n != len(ids) {
 		t.Fatalf("ExportJSONL = %d, %v; want %d sessions", n, err, len(ids))
 	}

@@ -163,7 +163,7 @@ func lockCalls() []lockCall {
 			return e.Messages, nil
 		})},
 		{"ExportAll", "ok", count(2, func(c ctx, s *Store) ([]SessionExport, error) { return s.ExportAll(c, "") })},
-		{"ExportJSONL", "ok", returns(2, func(c ctx, s *Store) (int, error) { return s.ExportJSONL(c, io.Discard, "") })},
+		{"ExportJSONL", "ok", returns(2, func(c ctx, s *Store) (int, error) { return s.ExportJSONL(c, io.Discard, ExportOptions{}) })},
 		// The holder's row is not committed: not found.
 		{"GetMeta", "ok", returns(false, func(c ctx, s *Store) (bool, error) {
 			_, ok, err := s.GetMeta(c, "lock-holder")
@@ -195,6 +195,28 @@ func lockCalls() []lockCall {
 			return err
 		}},
 		{"SetMeta", "ErrBusy", func(c ctx, s *Store) error { return s.SetMeta(c, "k", "v") }},
+		// The doctor-style calls: the health check and the backup read one
+		// snapshot beside the writer; the index rebuild and an import need
+		// the write lock.
+		{"ExportCount", "ok", returns(2, func(c ctx, s *Store) (int, error) { return s.ExportCount(c, ExportOptions{}) })},
+		{"Check", "ok", returns(true, func(c ctx, s *Store) (bool, error) {
+			h, err := s.Check(c)
+			if err != nil {
+				return false, err
+			}
+			return h.OK(), nil
+		})},
+		{"Backup", "ok", func(c ctx, s *Store) error {
+			return s.Backup(c, filepath.Join(filepath.Dir(s.Path()), "backups", "copy-"+time.Now().Format("150405.000000000")+".db"))
+		}},
+		{"TokenStatsByModel", "ok", count(1, func(c ctx, s *Store) ([]TokenStats, error) { return s.TokenStatsByModel(c) })},
+		{"TopSessionsByTokens", "ok", count(2, func(c ctx, s *Store) ([]TopSession, error) { return s.TopSessionsByTokens(c, 5) })},
+		{"PruneSessionsDryRun", "ok", returns(1, func(c ctx, s *Store) (int, error) { return s.PruneSessions(c, PruneOptions{DryRun: true}) })},
+		{"RebuildSearchIndex", "ErrBusy", func(c ctx, s *Store) error { return s.RebuildSearchIndex(c) }},
+		{"ImportJSONL", "ErrBusy", func(c ctx, s *Store) error {
+			_, err := s.ImportJSONL(c, strings.NewReader(`{"id": "imported", "source": "cli", "started_at": 1}`), ImportOptions{})
+			return err
+		}},
 	}
 }
 

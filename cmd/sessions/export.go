@@ -27,6 +27,9 @@ var exportCommand = command{
 		fs.StringVar(&opts.Source, "source", "", "only sessions of this `source`")
 		fs.StringVar(&out, "o", "", "write to `FILE` (private, 0600; in place only once the export is complete) instead of standard output")
 		return func(ctx context.Context, e *env, args []string) error {
+			if err := notTheDatabase(out, e.path); err != nil {
+				return err
+			}
 			return withStore(ctx, e, true, func(s *store.Store) error {
 				for _, ref := range args {
 					id, err := resolveSession(ctx, s, ref)

@@ -28,6 +28,9 @@ var importCommand = command{
 			if opts.BatchSize < 1 {
 				return cli.Usagef("--batch must be at least 1, got %d", opts.BatchSize)
 			}
+			if err := notTheDatabase(args[0], e.path); err != nil {
+				return err
+			}
 			in, size, err := openInput(args[0])
 			if err != nil {
 				return err

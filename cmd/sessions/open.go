@@ -51,3 +51,27 @@ func withStore(ctx context.Context, e *env, readOnly bool, fn func(*store.Store)
 	}
 	return err
 }
+
+// errIsDatabase is a command's input or output file being the database
+// itself (or its -wal or -shm).
+var errIsDatabase = errors.New("is the database itself")
+
+// notTheDatabase refuses a file a command reads or writes by its own means
+// (import's input, export's -o) when it is the database at dbPath or one of
+// its -wal/-shm files: reading it as an import is nonsense, replacing it by
+// an export would destroy it, and a descriptor this process closed on it
+// would drop SQLite's locks. Files are compared by identity (os.SameFile),
+// so other spellings and links of the path are caught too. A path that does
+// not exist yet is fine.
+func notTheDatabase(path, dbPath string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	for _, p := range []string{dbPath, dbPath + "-wal", dbPath + "-shm"} {
+		if di, err := os.Stat(p); err == nil && os.SameFile(fi, di) {
+			return fmt.Errorf("%s %w (%s)", path, errIsDatabase, p)
+		}
+	}
+	return nil
+}

@@ -277,3 +277,32 @@ func listIDs(t *testing.T, path string) string {
 	}
 	return b.String()
 }
+
+// TestTheDatabaseIsNeverImportOrExportFile names the database itself (or
+// its -wal) as import's input or export's -o: both are refused before
+// anything opens or replaces it, and the file keeps its bytes.
+func TestTheDatabaseIsNeverImportOrExportFile(t *testing.T) {
+	t.Parallel()
+	db := fixtureCopy(t)
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another spelling of the same file: a hard link.
+	alias := filepath.Join(t.TempDir(), "alias.db")
+	if err := os.Link(db, alias); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"import", db},
+		{"import", alias},
+		{"export", "-o", db},
+		{"export", "-o", alias},
+	} {
+		failure(t, 1, []string{"sessions: " + args[len(args)-1] + " is the database itself (" + db + ")"}, append([]string{"-db", db}, args...)...)
+	}
+	after, err := os.ReadFile(db)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the database changed (%v)", err)
+	}
+}
