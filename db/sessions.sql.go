@@ -408,8 +408,8 @@ type SessionImportParams struct {
 }
 
 // SessionImport writes a session row exactly as an export carries it,
-// every column given (ImportJSONL). OR IGNORE never applies: the importer
-// skips existing ids before it gets here, inside the same transaction.
+// every column given (ImportJSONL). A plain INSERT: the importer skips
+// existing ids before it gets here, inside the same transaction.
 func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportParams) error {
 	_, err := db.ExecContext(ctx, sessionImport,
 		arg.ID,
