@@ -26,7 +26,8 @@ import (
 // returns them shaped for replay, and the session counts one message and
 // the calls. Text that is not UTF-8 or tool calls that are not one JSON
 // value fail with ErrInvalidText or ErrInvalidJSON, and then nothing is
-// written. SearchMessages with the content as the query never fails.
+// written. SearchMessages with the content as the query never fails, other
+// than ErrQueryTooLong for content past the query limits.
 //
 // One store serves every input of a fuzz worker (the target body runs once
 // per worker); each input gets a session of its own.
@@ -78,7 +79,12 @@ func FuzzMessageRoundTrip(f *testing.F) {
 		checkAppendOutcome(t, s, id, in, err)
 
 		// The content as a query: searched as text, never a syntax error.
-		if _, err := s.SearchMessages(ctx, content, SearchOptions{}); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		_, err = s.SearchMessages(ctx, content, SearchOptions{})
+		tooLong := utf8.RuneCountInString(content) > MaxQueryLength || len(strings.FieldsFunc(content, pytext.IsSpace)) > MaxQueryTerms
+		if tooLong != errors.Is(err, ErrQueryTooLong) {
+			t.Fatalf("SearchMessages(%d bytes): %v; past the query limits: %v", len(content), err, tooLong)
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrQueryTooLong) {
 			t.Fatalf("SearchMessages(%q): %v", content, err)
 		}
 	})

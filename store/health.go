@@ -76,12 +76,13 @@ func (h *Health) OK() bool {
 // index rows whose message is gone, and rows whose stored text is not the
 // text the v11 triggers index.
 //
-// The refresh query runs first. FTS5 keeps each index's structure record
-// cached per connection, and its integrity check reuses that cache without
-// noticing that another connection has written since: a pooled connection
-// that searched before reported a sound index as "checksum mismatch". Any
-// MATCH reloads the structure when the file changed; a LIMIT 1 lookup of
-// one term costs a few page reads.
+// The refresh queries run before any integrity check. FTS5 keeps each
+// index's structure record cached per connection, and its integrity check
+// (the table's own and the one PRAGMA integrity_check runs) reuses that
+// cache without noticing that another connection has written since: a
+// pooled connection that searched before reported a sound index as
+// "checksum mismatch". Any MATCH reloads the structure when the file
+// changed; a LIMIT 1 lookup of one term costs a few page reads.
 var ftsIndexes = []struct{ table, refresh, integrity, compare string }{
 	{
 		"messages_fts",
@@ -130,11 +131,17 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 		if h.SchemaVersion, err = migrations.ReadVersion(ctx, q); err != nil {
 			return nil, err
 		}
+		for _, f := range ftsIndexes {
+			// Only to reload the cached structure (see ftsIndexes); a
+			// damaged index fails the checks below with a better message.
+			var rowid int64
+			_ = q.QueryRowContext(ctx, f.refresh).Scan(&rowid)
+		}
 		if h.Integrity, err = pragmaLines(ctx, q, integrityCheckSQL); err != nil {
 			return nil, err
 		}
 		for _, f := range ftsIndexes {
-			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: checkFTS(ctx, q, f.refresh, f.integrity, f.compare)})
+			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: checkFTS(ctx, q, f.integrity, f.compare)})
 		}
 		rows, err := s.q.HealthCounterMismatches(ctx, q)
 		if err != nil {
@@ -166,11 +173,7 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 
 // checkFTS returns what is wrong with one full-text index, or "". A damaged
 // or missing index makes its queries fail; the failure is the finding.
-func checkFTS(ctx context.Context, q db.DBTX, refresh, integrity, compare string) string {
-	// Only to reload the cached structure; a damaged index fails the
-	// integrity check below with a better message than this lookup's.
-	var rowid int64
-	_ = q.QueryRowContext(ctx, refresh).Scan(&rowid)
+func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) string {
 	lines, err := pragmaLines(ctx, q, integrity)
 	if err != nil {
 		return err.Error()

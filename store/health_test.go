@@ -334,7 +334,6 @@ func TestCheckAfterWrites(t *testing.T) {
 				t.Errorf("first Check (-want +got):\n%s", diff)
 			}
 			tc.write(t, s, path)
-			knownBug(t, "Check reports a false FTS5 checksum mismatch after another connection wrote (see the report)")
 			if diff := cmp.Diff(soundHealth(t, s), mustCheck(t, s)); diff != "" {
 				t.Errorf("Check after the write (-want +got):\n%s", diff)
 			}

@@ -33,9 +33,9 @@ func sizeStore(t *testing.T) (*Store, func(string) int64) {
 	return s, func(text string) int64 { return mustAppend(t, s, "q", NewMessage{Role: "user", Content: &text}) }
 }
 
-// searchIDs runs a search that must succeed and returns the hit ids,
+// timedSearchIDs runs a search that must succeed and returns the hit ids,
 // sorted, and how long it took.
-func searchIDs(t *testing.T, s *Store, query string) ([]int64, time.Duration) {
+func timedSearchIDs(t *testing.T, s *Store, query string) ([]int64, time.Duration) {
 	t.Helper()
 	start := time.Now()
 	res, err := s.SearchMessages(t.Context(), query, SearchOptions{Limit: 100})
@@ -45,12 +45,14 @@ func searchIDs(t *testing.T, s *Store, query string) ([]int64, time.Duration) {
 	return srchSet64(srchIDs(res)), time.Since(start)
 }
 
-// TestHugeSearchInput: 1 MB single-token messages round-trip exactly and a
-// 1 MB query finds exactly the message holding it; 10,000-term queries
-// (every word ANDed on the word index, 10,000 short CJK words ORed on the
-// LIKE scan) find exactly their message; and a search that the trigram
-// index makes slow is stopped by the caller's context, leaving the store
-// usable. Durations are logged, not asserted.
+// TestHugeSearchInput: 1 MB single-token messages round-trip exactly; a
+// query over MaxQueryLength code points or MaxQueryTerms words (a pasted
+// megabyte, 10,000 terms) is refused with ErrQueryTooLong before anything
+// runs, and queries at the limits (4,096 CJK characters on the trigram
+// index, 256 words ANDed on the word index, 256 short CJK words ORed on the
+// LIKE scan) find exactly their message; a search that the trigram index
+// makes slow is stopped by the caller's context, leaving the store usable.
+// Durations are logged, not asserted.
 func TestHugeSearchInput(t *testing.T) {
 	t.Parallel()
 
@@ -65,15 +67,21 @@ func TestHugeSearchInput(t *testing.T) {
 		if err != nil || len(msgs) != 3 || *msgs[0].Content != ascii || *msgs[1].Content != cjk {
 			t.Fatalf("GetMessages: %d messages, %v; the 1 MB contents do not round-trip", len(msgs), err)
 		}
+		for _, query := range []string{ascii, cjk, strings.Repeat("记", MaxQueryLength+1)} {
+			if _, err := s.SearchMessages(t.Context(), query, SearchOptions{}); !errors.Is(err, ErrQueryTooLong) {
+				t.Errorf("SearchMessages(%d bytes) = %v, want ErrQueryTooLong", len(query), err)
+			}
+		}
 		mid := len(cjk) / 2 / 3 * 3 // a character boundary: every ideograph is 3 bytes
 		for _, c := range []struct {
 			name, query string
 			want        []int64
 		}{
-			{"AsciiToken", ascii, []int64{asciiID}},
+			{"AsciiPrefix", "zzzz*", []int64{asciiID}},
 			{"CJKSliceOnTrigrams", cjk[mid : mid+18], []int64{cjkID}},
+			{"CJKAtTheLengthLimit", cjk[mid : mid+3*MaxQueryLength], []int64{cjkID}},
 		} {
-			got, took := searchIDs(t, s, c.query)
+			got, took := timedSearchIDs(t, s, c.query)
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("%s: hits (-want +got):\n%s", c.name, diff)
 			}
@@ -82,43 +90,49 @@ func TestHugeSearchInput(t *testing.T) {
 		checkIntact(t, s, schemaBefore)
 	})
 
-	t.Run("TenThousandTerms", func(t *testing.T) {
+	t.Run("ManyTerms", func(t *testing.T) {
 		t.Parallel()
 		words, cjk := make([]string, 10000), make([]string, 10000)
 		for i := range words {
 			words[i], cjk[i] = fmt.Sprintf("w%d", i), fmt.Sprintf("记%d忆", i)
 		}
 		// Two stores: the LIKE scan matches every pattern against every
-		// message, so the 10,000-word message would make the OR query
-		// scan 10,000 × 59 KB.
+		// message, so the long word message would make the OR query scan
+		// it once per pattern.
 		words1, say1 := sizeStore(t)
-		all := say1(strings.Join(words, " "))
-		say1(strings.Join(words[:5000], " ")) // half the words: the AND must not find it
+		all := say1(strings.Join(words[:MaxQueryTerms], " "))
+		say1(strings.Join(words[:MaxQueryTerms/2], " ")) // half the words: the AND must not find it
 		cjk1, say2 := sizeStore(t)
 		say2("remember nothing")
-		hit := say2("remember 记4242忆 this")
+		hit := say2("remember 记42忆 this")
+		for _, query := range []string{strings.Join(words, " "), strings.Join(words[:MaxQueryTerms+1], " ")} {
+			if _, err := words1.SearchMessages(t.Context(), query, SearchOptions{}); !errors.Is(err, ErrQueryTooLong) {
+				t.Errorf("SearchMessages(%d words) = %v, want ErrQueryTooLong", len(strings.Fields(query)), err)
+			}
+		}
 		for _, c := range []struct {
 			name  string
 			s     *Store
 			query string
 			want  []int64
 		}{
-			{"AndOnWordIndex", words1, strings.Join(words, " "), []int64{all}},
-			{"OrOnLikeScan", cjk1, strings.Join(cjk, " OR "), []int64{hit}},
+			{"AndOnWordIndex", words1, strings.Join(words[:MaxQueryTerms], " "), []int64{all}},
+			// "a OR b OR c": 128 words and 127 ORs.
+			{"OrOnLikeScan", cjk1, strings.Join(cjk[:MaxQueryTerms/2], " OR "), []int64{hit}},
 		} {
-			got, took := searchIDs(t, c.s, c.query)
+			got, took := timedSearchIDs(t, c.s, c.query)
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("%s: hits (-want +got):\n%s", c.name, diff)
 			}
-			t.Logf("%s: %d terms in %v", c.name, len(words), took)
+			t.Logf("%s: %d-byte query in %v", c.name, len(c.query), took)
 		}
 	})
 
 	// A long run of one character indexes as one trigram at every position;
 	// a long query of that run is a phrase of thousands of the same term,
-	// which SQLite's phrase matching and snippet take seconds to minutes
-	// over (8,000 characters against 20,000: about 8 s; 1 MB: more than
-	// ten minutes). Such a search ends when its context does.
+	// which SQLite's phrase matching and snippet take seconds over (8,000
+	// characters against 20,000: about 8 s), even within MaxQueryLength.
+	// Such a search ends when its context does.
 	t.Run("SlowQueryStoppedByContext", func(t *testing.T) {
 		t.Parallel()
 		s, say := sizeStore(t)
@@ -127,13 +141,13 @@ func TestHugeSearchInput(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		res, err := s.SearchMessages(ctx, strings.Repeat("记", 8000), SearchOptions{})
+		res, err := s.SearchMessages(ctx, strings.Repeat("记", MaxQueryLength), SearchOptions{})
 		took := time.Since(start)
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("SearchMessages = %v; want results or context.DeadlineExceeded", err)
 		}
 		t.Logf("pathological search: %d hits, deadline exceeded %v, after %v", len(res), err != nil, took)
-		if got, _ := searchIDs(t, s, "ordinary"); !cmp.Equal(got, []int64{ordinary}) {
+		if got, _ := timedSearchIDs(t, s, "ordinary"); !cmp.Equal(got, []int64{ordinary}) {
 			t.Errorf("after the interrupted search, SearchMessages(ordinary) = %v, want [%d]", got, ordinary)
 		}
 	})

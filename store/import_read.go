@@ -199,7 +199,7 @@ func readArray(br *bufio.Reader, line int, fn func(int, []byte) error) error {
 	for dec.More() {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return &ImportError{Line: lr.lineAt(dec.InputOffset()), Err: fmt.Errorf("not a JSON array of session objects: %w", err)}
+			return &ImportError{Line: lr.lineAt(elementStart(dec)), Err: fmt.Errorf("not a JSON array of session objects: %w", err)}
 		}
 		start := dec.InputOffset() - int64(len(raw))
 		if err := fn(lr.lineAt(start), raw); err != nil {
@@ -214,6 +214,22 @@ func readArray(br *bufio.Reader, line int, fn func(int, []byte) error) error {
 		return &ImportError{Line: lr.lineAt(dec.InputOffset()), Err: errors.New("data after the JSON array")}
 	}
 	return nil
+}
+
+// elementStart is the offset of the array element a failed Decode was
+// reading: InputOffset stays before the white space after the comma, so the
+// decoder's buffered bytes are skipped up to the first one that is not
+// white space.
+func elementStart(dec *json.Decoder) int64 {
+	off := dec.InputOffset()
+	rest, _ := io.ReadAll(dec.Buffered())
+	for _, c := range rest {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			break
+		}
+		off++
+	}
+	return off
 }
 
 // lineReader passes bytes through and remembers where the newlines are, so

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
 // SearchOptions filter and page SearchMessages.
@@ -52,6 +54,43 @@ type ContextMessage struct {
 	Content string `json:"content"`
 }
 
+// Search limits. SQLite's phrase matching, ranking and snippets grow with
+// the query: in our measurements a pasted megabyte took 44 s on the trigram
+// index and 10,000 prefix terms 20 s (store/hostile_size_test.go). A query
+// beyond either limit is refused with ErrQueryTooLong before anything runs,
+// far above anything typed or pasted from an error message. The original
+// has no limit.
+const (
+	// MaxQueryLength is the longest query, in code points.
+	MaxQueryLength = 4096
+	// MaxQueryTerms is the most whitespace-separated words a query may hold.
+	MaxQueryTerms = 256
+)
+
+// ErrQueryTooLong is returned by SearchMessages for a query longer than
+// MaxQueryLength code points or with more than MaxQueryTerms words.
+var ErrQueryTooLong = errors.New("store: search query too long")
+
+// checkQuerySize enforces MaxQueryLength and MaxQueryTerms in one pass.
+func checkQuerySize(query string) error {
+	runes, terms, inWord := 0, 0, false
+	for _, r := range query {
+		runes++
+		space := pytext.IsSpace(r)
+		if !space && !inWord {
+			terms++
+		}
+		inWord = !space
+	}
+	switch {
+	case runes > MaxQueryLength:
+		return fmt.Errorf("%w: %d characters, at most %d", ErrQueryTooLong, runes, MaxQueryLength)
+	case terms > MaxQueryTerms:
+		return fmt.Errorf("%w: %d words, at most %d", ErrQueryTooLong, terms, MaxQueryTerms)
+	}
+	return nil
+}
+
 // SearchMessages finds messages matching query. The query language is the
 // fts package's (see fts.Parse): words, "quoted phrases", prefix*,
 // AND/OR/NOT. Text without CJK is ranked by relevance (bm25) over the
@@ -63,8 +102,12 @@ type ContextMessage struct {
 //
 // Any database failure is returned, never reported as "no results".
 //
-// It returns ErrClosed.
+// It returns ErrQueryTooLong (see MaxQueryLength), ErrCorrupt for a damaged
+// index (RebuildSearchIndex repairs it), or ErrClosed.
 func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOptions) ([]SearchResult, error) {
+	if err := checkQuerySize(query); err != nil {
+		return nil, err
+	}
 	q := fts.Parse(query)
 	if q.Route == fts.RouteNone {
 		return []SearchResult{}, nil
