@@ -58,6 +58,10 @@ func TestNewCallsAfterClose(t *testing.T) {
 			_, err := s.TokenStatsBySource(ctx)
 			return err
 		},
+		"TopSessionsByTokens of none": func(ctx context.Context) error {
+			_, err := s.TopSessionsByTokens(ctx, 0)
+			return err
+		},
 		"TopSessionsByTokens": func(ctx context.Context) error {
 			_, err := s.TopSessionsByTokens(ctx, 3)
 			return err

@@ -67,9 +67,11 @@ var (
 	ErrReadOnly = sqlite.ErrReadOnly
 
 	// ErrCorrupt is returned when SQLite finds the file or a full-text index
-	// damaged. For a damaged index (search fails with it while everything
-	// else works), RebuildSearchIndex rebuilds both indexes from the
-	// messages; Check reports which structure is damaged.
+	// damaged. With a damaged index, searches fail with it and so may a
+	// write that makes the index merge the damaged part (nothing is
+	// written then); reads, listings and exports keep working.
+	// RebuildSearchIndex rebuilds both indexes from the messages; Check
+	// reports which structure is damaged.
 	ErrCorrupt = sqlite.ErrCorrupt
 
 	// ErrForeignWAL is returned by Open when the -wal file beside the

@@ -56,7 +56,8 @@ type ImportResult struct {
 	// they got the next title of that lineage ("title #2", …).
 	Retitled int `json:"retitled"`
 	// Unparented is the number of sessions whose parent was in neither the
-	// file nor the database: they were imported as roots.
+	// file nor the database: they were imported as roots. (In a Progress
+	// call: those whose parent has not been seen yet.)
 	Unparented int `json:"unparented"`
 	// Messages is the number of messages written.
 	Messages int `json:"messages"`
@@ -116,6 +117,7 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		}
 		pending = linked
 		res.add(got)
+		res.Unparented = len(pending)
 		batch, messages = batch[:0], 0
 		if opts.Progress != nil {
 			opts.Progress(res)

@@ -56,8 +56,9 @@ type Options struct {
 	// SkipMigrations opens the file as it is: no migrations, no reconcile.
 	SkipMigrations bool
 	// ReadOnly opens an existing file for reading only, through read-only
-	// connections: nothing is created, migrated or reconciled, and no write
-	// lock is ever taken. Every write (and Checkpoint, Vacuum,
+	// connections: the database file is never written, migrated or
+	// reconciled, and no write lock is ever taken (SQLite may still create
+	// the -wal and -shm files a WAL reader needs beside it). Every write (and Checkpoint, Vacuum,
 	// RebuildSearchIndex) returns ErrReadOnly. Dashboards, health checks and
 	// backups use it to look at a live file without touching it.
 	ReadOnly bool

@@ -64,10 +64,10 @@ func (s *Store) TokenStatsBySource(ctx context.Context) ([]TokenStats, error) {
 // TopSessionsByTokens returns the n sessions with the most input+output
 // tokens, most first, ties by id. n ≤ 0 returns none. It returns ErrClosed.
 func (s *Store) TopSessionsByTokens(ctx context.Context, n int) ([]TopSession, error) {
-	if n <= 0 {
-		return []TopSession{}, nil
-	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TopSession, error) {
+		if n <= 0 {
+			return []TopSession{}, nil
+		}
 		rows, err := s.q.SessionTopByTokens(ctx, q, int64(n))
 		if err != nil {
 			return nil, fmt.Errorf("store: top sessions by tokens: %w", err)
