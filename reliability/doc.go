@@ -22,8 +22,9 @@
 //     that version's schema, and the next Open finishes the job.
 //   - TestWALShrinksAfterLongReader: a reader in another process holds a
 //     read transaction while thousands of messages are appended; once it
-//     ends, the store's periodic checkpoint and the WAL size limit bring the
-//     -wal file back to its bound, and Close leaves no oversized WAL.
+//     ends, the next checkpoint and the WAL size limit bring the -wal file
+//     back to its bound within two writes, and Close leaves no oversized
+//     WAL.
 //
 // # Running
 //

@@ -40,7 +40,9 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 		t.Fatal("the migrate helper did not say ready")
 	}
 	c.finish(false)
-	checkMigrated(t, path, want, true)
+	// Each kill below checks a whole v11 file once; this run needs only
+	// its time.
+	checkMigrated(t, path, want, false)
 	removeDatabase(t, path)
 	t.Logf("store.Open migrated %d messages from v6 to v11 in %v", want.Messages, took)
 
