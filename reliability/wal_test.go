@@ -24,9 +24,10 @@ import (
 // brings it back without any manual step: the next PASSIVE checkpoint (the
 // store's every 50 writes, or SQLite's automatic one) copies the whole WAL
 // into the database, the next commit starts the WAL over, and
-// journal_size_limit cuts the file to exactly the limit. It stays at or under it as writes go on; Close leaves
-// it at or under the limit while another process has the file open, and
-// removes it when the store is the last user of the file.
+// journal_size_limit cuts the file to exactly the limit. It stays at or
+// under it as writes go on; Close leaves it at or under the limit while
+// another process has the file open, and removes it when the store is the
+// last user of the file.
 //
 // The -wal file's size is read with os.Stat only: opening it would drop
 // SQLite's locks.
