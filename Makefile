@@ -26,6 +26,9 @@ verify: ## fail if generated code is stale: sqlc diff and vet, schema drift, gof
 test: ## run every test with the race detector (the README's test command)
 	go test -race -tags $(TAGS) -count=1 ./...
 
+stress: ## the long reliability run (minutes): 16 writers in 4 processes, 100+ SIGKILLs, a 1.5 GB WAL
+	go test -race -tags $(TAGS) -count=1 -timeout 60m ./reliability -long -v
+
 bench: ## run the benchmarks; each reports its ratio against bare database/sql
 	go test -tags $(TAGS) -run '^$$' -bench . -benchtime 200x ./...
 

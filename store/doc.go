@@ -7,8 +7,10 @@
 //
 // [Open] creates or upgrades the file (see package migrations) and returns a
 // [Store]: one writer connection in WAL mode (foreign keys on, busy timeout
-// 1 s, synchronous=FULL, all set per connection in the DSN) and a pool of
-// read-only connections that read while the writer writes. [Options] holds
+// 1 s, synchronous=FULL, all set per connection in the DSN; journal_size_limit
+// 64 MiB, so a WAL that a long reader let grow is cut back after the next
+// checkpoint) and a pool of read-only connections that read while the writer
+// writes. [Options] holds
 // the original's defaults; nil means them. [Store.Close] runs a PASSIVE
 // checkpoint and closes everything; later calls return [ErrClosed].
 //

@@ -129,7 +129,8 @@ func readerDSN(uri string, c Config) string {
 // OpenWriter opens the single writer connection to the state database at path,
 // creating the parent directories (0700) and the file (0600: it holds
 // conversations) when missing. The returned pool holds at most one connection,
-// kept open for the pool's life, in WAL mode with foreign keys on.
+// kept open for the pool's life, in WAL mode with foreign keys on and the WAL
+// file cut back to [WALSizeLimit] after it grew past it.
 //
 // It fails with an error matching [ErrNotDatabase], [ErrCantOpen],
 // [ErrReadOnly], [ErrBusy] (the lock needed to switch a new file to WAL stayed
@@ -158,10 +159,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := checkWAL(ctx, path); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite3", writerDSN(uri, c))
-	if err != nil {
-		return nil, err
-	}
+	db := sql.OpenDB(connector{dsn: writerDSN(uri, c), driver: writerDriver})
 	// One writer connection per store: SQLite admits one writer at a time
 	// anyway, and BEGIN IMMEDIATE/COMMIT must run on the same connection.
 	db.SetMaxOpenConns(1)
@@ -197,7 +195,7 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(readerConnector{dsn: readerDSN(uri, c)})
+	db := sql.OpenDB(connector{dsn: readerDSN(uri, c), driver: readerDriver})
 	db.SetMaxOpenConns(max(maxConns, 1))
 	db.SetMaxIdleConns(max(maxConns, 1))
 	if err := setup(ctx, db, c.Retry, false); err != nil {
@@ -207,16 +205,28 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 	return db, nil
 }
 
-// readerConnector opens read-only connections with temp_store=MEMORY, which
+// connector opens every connection of a pool with dsn through driver, whose
+// ConnectHook sets what the driver's DSN cannot.
+type connector struct {
+	dsn    string
+	driver *sqlite3.SQLiteDriver
+}
+
+// Connect opens one connection.
+func (c connector) Connect(context.Context) (driver.Conn, error) {
+	return c.driver.Open(c.dsn)
+}
+
+// Driver returns the driver behind the connector.
+func (c connector) Driver() driver.Driver { return c.driver }
+
+// readerDriver opens read-only connections with temp_store=MEMORY, which
 // the driver's DSN cannot set. Without it every temporary b-tree a read
 // opens (a correlated ORDER BY, the ORDER BY over a recursive CTE) creates
 // a temporary file: the compression-tip walk took 1.5 ms instead of 40 us.
 // The reads that sort many rows (the export) sort only ids and keys, so
 // the memory this holds stays small. The writer keeps temporary files on
 // disk: VACUUM builds its copy of the whole database in temporary storage.
-type readerConnector struct{ dsn string }
-
-// readerDriver is the driver readerConnector opens connections with.
 var readerDriver = &sqlite3.SQLiteDriver{
 	ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec("PRAGMA temp_store = MEMORY", nil)
@@ -224,13 +234,28 @@ var readerDriver = &sqlite3.SQLiteDriver{
 	},
 }
 
-// Connect opens one read-only connection.
-func (c readerConnector) Connect(context.Context) (driver.Conn, error) {
-	return readerDriver.Open(c.dsn)
-}
+// WALSizeLimit is the writer's PRAGMA journal_size_limit, in bytes: the
+// size SQLite cuts the -wal file back to on the first commit after a
+// checkpoint let the WAL start over from its beginning.
+//
+// Checkpoints copy pages out of the WAL but never shrink the file: without
+// a limit, a WAL that grew while a long read transaction pinned it (90+ MB
+// in the original's gateway, HA #35201; 1.5 GB for 20,000 appends behind
+// one open reader here) keeps its peak size until the last connection to
+// the file closes. 64 MiB is the limit the original later adopted
+// (_WAL_SIZE_LIMIT_BYTES); the WAL of normal use, between the periodic
+// checkpoints, stays far below it, so the cut happens only after such a
+// growth.
+const WALSizeLimit = 64 << 20
 
-// Driver returns the driver behind the connector.
-func (c readerConnector) Driver() driver.Driver { return readerDriver }
+// writerDriver opens the writer connection with journal_size_limit set to
+// WALSizeLimit, which the driver's DSN cannot set.
+var writerDriver = &sqlite3.SQLiteDriver{
+	ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec("PRAGMA journal_size_limit = "+strconv.Itoa(WALSizeLimit), nil)
+		return err
+	},
+}
 
 // checkLinkedLibrary runs CheckLibrary once per process on an in-memory
 // database, before any file is created or opened: a build without FTS5 must

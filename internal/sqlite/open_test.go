@@ -31,7 +31,7 @@ func openWriter(t *testing.T, path string, c Config) *sql.DB {
 func pragmas(t *testing.T, q Queryer) map[string]string {
 	t.Helper()
 	got := map[string]string{}
-	for _, p := range []string{"journal_mode", "foreign_keys", "busy_timeout", "synchronous", "query_only"} {
+	for _, p := range []string{"journal_mode", "foreign_keys", "busy_timeout", "synchronous", "query_only", "journal_size_limit"} {
 		var v string
 		if err := q.QueryRowContext(context.Background(), "PRAGMA "+p).Scan(&v); err != nil {
 			t.Fatalf("PRAGMA %s: %v", p, err)
@@ -50,9 +50,11 @@ func TestOpenWriterSetsUpEveryConnection(t *testing.T) {
 	}{
 		{"Defaults", Config{}, map[string]string{
 			"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "1000", "synchronous": "2", "query_only": "0",
+			"journal_size_limit": "67108864",
 		}},
 		{"NormalAndLongerTimeout", Config{Synchronous: SynchronousNormal, BusyTimeout: 2500e6}, map[string]string{
 			"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "2500", "synchronous": "1", "query_only": "0",
+			"journal_size_limit": "67108864",
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
