@@ -199,20 +199,7 @@ func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) string 
 
 // pragmaLines runs a pragma that reports one text line per row.
 func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, pragma)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return nil, err
-		}
-		out = append(out, line)
-	}
-	return out, rows.Err()
+	return sqlite.Strings(ctx, q, pragma)
 }
 
 // RebuildSearchIndex drops both full-text indexes (messages_fts and

@@ -34,8 +34,6 @@ var sqlExceptions = []allowedUse{
 		"the refresh statements of the ftsIndexes table, string constants (the checker does not follow struct fields)"},
 	{"store/health.go", "checkFTS", "QueryRowContext",
 		"the refresh and comparison statements of the ftsIndexes table, string constants (the checker does not follow struct fields)"},
-	{"store/health.go", "pragmaLines", "QueryContext",
-		"integrityCheckSQL or an ftsIndexes integrity pragma, string constants (the checker does not follow struct fields)"},
 	{"migrations/adopt.go", "adopt", "ExecContext",
 		"DDL of the embedded migrations (ALTER TABLE ... ADD COLUMN from their own column definitions, quoted)"},
 }

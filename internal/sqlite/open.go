@@ -248,11 +248,16 @@ var readerDriver = &sqlite3.SQLiteDriver{
 // growth.
 const WALSizeLimit = 64 << 20
 
+// walSizeLimitSQL sets WALSizeLimit (64 MiB, spelled out: a pragma takes
+// no bound parameter, and statements are constants).
+// TestOpenWriterSetsUpEveryConnection reads the value back.
+const walSizeLimitSQL = "PRAGMA journal_size_limit = 67108864"
+
 // writerDriver opens the writer connection with journal_size_limit set to
 // WALSizeLimit, which the driver's DSN cannot set.
 var writerDriver = &sqlite3.SQLiteDriver{
 	ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		_, err := c.Exec("PRAGMA journal_size_limit = "+strconv.Itoa(WALSizeLimit), nil)
+		_, err := c.Exec(walSizeLimitSQL, nil)
 		return err
 	},
 }

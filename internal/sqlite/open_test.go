@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,11 +51,11 @@ func TestOpenWriterSetsUpEveryConnection(t *testing.T) {
 	}{
 		{"Defaults", Config{}, map[string]string{
 			"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "1000", "synchronous": "2", "query_only": "0",
-			"journal_size_limit": "67108864",
+			"journal_size_limit": strconv.Itoa(WALSizeLimit),
 		}},
 		{"NormalAndLongerTimeout", Config{Synchronous: SynchronousNormal, BusyTimeout: 2500e6}, map[string]string{
 			"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "2500", "synchronous": "1", "query_only": "0",
-			"journal_size_limit": "67108864",
+			"journal_size_limit": strconv.Itoa(WALSizeLimit),
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

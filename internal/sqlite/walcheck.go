@@ -57,18 +57,29 @@ func tables(ctx context.Context, path, params string) ([]string, error) {
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, tablesSQL)
+	return Strings(ctx, db, tablesSQL)
+}
+
+// RowsQueryer is the many-rows side of *sql.DB, *sql.Conn and *sql.Tx.
+type RowsQueryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Strings runs query, whose rows are one text column each, and returns the
+// values in order (an empty, non-nil slice for no rows).
+func Strings(ctx context.Context, q RowsQueryer, query string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	out := []string{}
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		out = append(out, name)
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }
