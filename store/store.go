@@ -140,6 +140,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	return err
 }
 
+// SchemaVersionLatest is the schema version this build creates and migrates
+// to (11), for callers that compare it with SchemaVersion or Health.
+const SchemaVersionLatest = migrations.Latest
+
 // Path returns the database file's path as given to Open (or DefaultPath()).
 func (s *Store) Path() string { return s.path }
 

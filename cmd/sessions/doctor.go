@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
-	"github.com/hermesstate/hermesstate/migrations"
 	"github.com/hermesstate/hermesstate/store"
 )
 
@@ -83,10 +82,10 @@ func problems(h *store.Health) []string {
 		out = append(out, plural(h.OrphanMessages, "message")+" without a session")
 	}
 	switch {
-	case h.SchemaVersion < migrations.Latest:
-		out = append(out, fmt.Sprintf("schema version %d is older than this build's %d: run migrate up", h.SchemaVersion, migrations.Latest))
-	case h.SchemaVersion > migrations.Latest:
-		out = append(out, fmt.Sprintf("schema version %d is newer than this build's %d: written by a later Hermes", h.SchemaVersion, migrations.Latest))
+	case h.SchemaVersion < store.SchemaVersionLatest:
+		out = append(out, fmt.Sprintf("schema version %d is older than this build's %d: run migrate up", h.SchemaVersion, store.SchemaVersionLatest))
+	case h.SchemaVersion > store.SchemaVersionLatest:
+		out = append(out, fmt.Sprintf("schema version %d is newer than this build's %d: written by a later Hermes", h.SchemaVersion, store.SchemaVersionLatest))
 	}
 	return out
 }
@@ -107,8 +106,8 @@ func printHealth(e *env, r doctorJSON) error {
 		t.row("search indexes", "rebuilt")
 	}
 	version := strconv.FormatInt(h.SchemaVersion, 10)
-	if h.SchemaVersion != migrations.Latest {
-		version += fmt.Sprintf(" (this build: %d)", migrations.Latest)
+	if h.SchemaVersion != store.SchemaVersionLatest {
+		version += fmt.Sprintf(" (this build: %d)", store.SchemaVersionLatest)
 	}
 	t.row("schema version", version)
 	t.row("sqlite", fmt.Sprintf("%s (fts5 %s, trigram %s)", h.SQLiteVersion, yesNo[h.FTS5], yesNo[h.Trigram]))
