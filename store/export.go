@@ -201,16 +201,26 @@ func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, 
 	if len(opts.IDs) == 0 {
 		return s.walkSessions(ctx, tx, opts.Source, fn)
 	}
-	if err := s.eachExportID(ctx, tx, opts, func(db.Session) error { return nil }); err != nil {
+	// Every id is looked up before the first line is written; the rows of
+	// the sessions named are few, so they are kept for the second step.
+	var named []db.Session
+	err := s.eachExportID(ctx, tx, opts, func(r db.Session) error {
+		named = append(named, r)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	return s.eachExportID(ctx, tx, opts, func(r db.Session) error {
+	for _, r := range named {
 		last, err := s.q.SessionLastActive(ctx, tx, r.ID)
 		if err != nil {
 			return err
 		}
-		return fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(last), Messages: []Message{}})
-	})
+		if err := fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(last), Messages: []Message{}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eachExportID calls fn with the row of each of opts.IDs that has

@@ -16,16 +16,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// exportBytes is the whole store as ExportJSONL writes it.
-func exportBytes(t testing.TB, s *Store) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if _, err := s.ExportJSONL(t.Context(), &buf, ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestDiskFull fills the database to its page limit (PRAGMA max_page_count
 // stands in for a full disk: SQLite reports both as SQLITE_FULL): the write
 // fails with ErrDiskFull, the database is exactly as before, and writing
@@ -36,7 +26,7 @@ func TestDiskFull(t *testing.T) {
 	s, _ := openStore(t, nil)
 	mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
 	mustAppend(t, s, "s", NewMessage{Role: "user", Content: new("before the disk filled up")})
-	before := exportBytes(t, s)
+	before := exportText(t, s, ExportOptions{})
 
 	// The limit is the current size: the next write that needs a new page
 	// fails. The pragma is per connection, so it goes to the writer.
@@ -55,7 +45,7 @@ func TestDiskFull(t *testing.T) {
 	if !errors.Is(err, ErrDiskFull) {
 		t.Fatalf("ReplaceMessages on a full disk = %v, want ErrDiskFull", err)
 	}
-	if diff := cmp.Diff(string(before), string(exportBytes(t, s))); diff != "" {
+	if diff := cmp.Diff(before, exportText(t, s, ExportOptions{})); diff != "" {
 		t.Fatalf("database changed by failed writes (-before +after):\n%s", diff)
 	}
 

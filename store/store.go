@@ -48,8 +48,12 @@ type Store struct {
 // by a newer Hermes is opened as it is, never downgraded. Opening a current
 // file takes no write lock and changes nothing.
 //
-// Errors match [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrBusy],
-// [ErrNoFTS5], [ErrSQLiteVersion] or [ErrNotWAL], or are a migration's error.
+// Errors match [ErrNotDatabase] (also for an empty, 0-byte file),
+// [ErrCorrupt] (a truncated file), [ErrForeignWAL], [ErrCantOpen],
+// [ErrReadOnly] (a file or directory this process may not write),
+// [ErrBusy], [ErrNoFTS5], [ErrSQLiteVersion] or [ErrNotWAL], or are a
+// migration's error; with Options.ReadOnly, a missing file matches
+// fs.ErrNotExist. A refused file is left as it was.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	o := opts.withDefaults()
 	if path == "" {
@@ -102,6 +106,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, error) {
 	if _, err := os.Stat(s.path); err != nil {
 		return nil, fmt.Errorf("store: open read-only: %w", err)
+	}
+	if err := sqlite.CheckWAL(ctx, s.path); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	r, err := sqlite.OpenReader(ctx, s.path, cfg, s.opts.ReadConnections)
 	if err != nil {

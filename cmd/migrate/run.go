@@ -165,6 +165,9 @@ func readOnlyVersion(ctx context.Context, path string) (v int64, exists bool, er
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return 0, false, nil
 	}
+	if err := sqlite.CheckWAL(ctx, path); err != nil {
+		return 0, true, err
+	}
 	r, err := sqlite.OpenReader(ctx, path, sqlite.Config{Retry: sqlite.DefaultRetry()}, 1)
 	if err != nil {
 		return 0, true, err

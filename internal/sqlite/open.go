@@ -156,7 +156,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := checkFile(path, true); err != nil {
 		return nil, err
 	}
-	if err := checkWAL(ctx, path); err != nil {
+	if err := CheckWAL(ctx, path); err != nil {
 		return nil, err
 	}
 	db := sql.OpenDB(connector{dsn: writerDSN(uri, c), driver: writerDriver})
@@ -186,9 +186,6 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %w", ErrCantOpen, err)
 		}
-		return nil, err
-	}
-	if err := checkWAL(ctx, path); err != nil {
 		return nil, err
 	}
 	uri, err := fileURI(path)

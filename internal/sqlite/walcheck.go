@@ -14,7 +14,11 @@ import (
 // sqlite_master, which sqlc does not model.
 const tablesSQL = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 
-// checkWAL refuses a -wal file that belongs to another database. SQLite
+// CheckWAL refuses, with [ErrForeignWAL], a -wal file that belongs to
+// another database. OpenWriter runs it before its first connection;
+// OpenReader does not (a read-only connection never checkpoints, so it
+// cannot make the damage permanent), so a caller that reads a file without
+// opening a writer first runs it once itself. SQLite
 // cannot tell: the WAL header names no database, so it would replay the
 // other database's pages over this one's, and the first checkpoint would
 // write them into the file for good. When a non-empty -wal is present, the
@@ -23,7 +27,7 @@ const tablesSQL = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 
 // connection, which never checkpoints): a WAL that makes the sessions
 // table disappear is not this database's. A WAL that cannot be compared
 // (the file alone is mid-checkpoint and unreadable) is left to SQLite.
-func checkWAL(ctx context.Context, path string) error {
+func CheckWAL(ctx context.Context, path string) error {
 	fi, err := os.Stat(path + "-wal")
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Size() == 0) {
 		return nil
