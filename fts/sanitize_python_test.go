@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
 // pythonReference runs testdata/reference_sanitize.py (the original's
@@ -16,10 +17,7 @@ import (
 // python3 and returns one result per query.
 func pythonReference(t *testing.T, qs []string) []pythonResult {
 	t.Helper()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed: the differential check needs it")
-	}
+	python := dbtest.Python3(t)
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	for _, q := range qs {

@@ -47,17 +47,6 @@ func openImpatient(t *testing.T, path string) *sql.DB {
 	return openWriterWith(t, path, sqlite.Config{BusyTimeout: 10 * time.Millisecond, Retry: sqlite.DefaultRetry()})
 }
 
-// holdWriteLock takes the write lock of the file at path on a connection of
-// its own until the test ends.
-func holdWriteLock(t *testing.T, path string) {
-	t.Helper()
-	tx, err := openWriter(t, path).Begin() // BEGIN IMMEDIATE (_txlock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tx.Rollback() })
-}
-
 // openNew opens a new, empty state.db.
 func openNew(t *testing.T) *sql.DB {
 	t.Helper()

@@ -282,7 +282,7 @@ func TestUpWhileLocked(t *testing.T) {
 	path := newPath(t)
 	db := openImpatient(t, path)
 	migrateTo(t, db, 5)
-	holdWriteLock(t, path)
+	dbtest.HoldWriteLock(t, path)
 	_, err := newMigrator(t, db, &Options{Retry: sqlite.Retry{Attempts: 1}}).Up(context.Background())
 	if !errors.Is(err, sqlite.ErrBusy) {
 		t.Errorf("Up: error %v, want ErrBusy", err)

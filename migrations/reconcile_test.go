@@ -36,7 +36,7 @@ func TestReconcileLocking(t *testing.T) {
 		path := newPath(t)
 		db := openImpatient(t, path)
 		migrateTo(t, db, Latest)
-		holdWriteLock(t, path)
+		dbtest.HoldWriteLock(t, path)
 		changes, err := Reconcile(ctx, db, once, nil)
 		if err != nil || changes != nil {
 			t.Errorf("Reconcile = %q, %v; want nil, nil", changes, err)
@@ -51,7 +51,7 @@ func TestReconcileLocking(t *testing.T) {
 		db := openImpatient(t, path)
 		migrateTo(t, db, Latest)
 		dbtest.Exec(t, db, "DROP INDEX idx_sessions_source")
-		holdWriteLock(t, path)
+		dbtest.HoldWriteLock(t, path)
 		if _, err := Reconcile(ctx, db, once, nil); !errors.Is(err, sqlite.ErrBusy) {
 			t.Errorf("Reconcile: error %v, want ErrBusy", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -133,29 +132,6 @@ func checkRows(t *testing.T, q dbtest.Queryer, want rowsDigest, when string) {
 		t.Errorf("%s the file holds %d messages and %d sessions (rows equal: %v), want the %d messages and %d sessions written",
 			when, got.Messages, got.Sessions, got.rows == want.rows, want.Messages, want.Sessions)
 	}
-}
-
-// copyFile copies the closed database src to dst and returns dst. No
-// process has src open: reading it with a file descriptor cannot drop
-// anyone's locks.
-func copyFile(t *testing.T, src, dst string) string {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // removeDatabase deletes a checked copy and its WAL files (nothing has them

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/store"
 )
 
@@ -32,7 +33,7 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 	legacy := filepath.Join(dir, "v6.db")
 	want := buildV6(t, legacy)
 
-	path := copyFile(t, legacy, filepath.Join(dir, "calibration.db"))
+	path := dbtest.CopyFile(t, legacy, filepath.Join(dir, "calibration.db"))
 	c := startChild(t, "migrate", "RELIABILITY_DB="+path)
 	c.expect("opening")
 	took, ok := openDuration(c.next())
@@ -50,7 +51,7 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 	versions := map[int64]int{} // the version each kill left
 	var delays []time.Duration
 	for iter := range iterations {
-		path := copyFile(t, legacy, filepath.Join(dir, fmt.Sprintf("kill%d.db", iter)))
+		path := dbtest.CopyFile(t, legacy, filepath.Join(dir, fmt.Sprintf("kill%d.db", iter)))
 		c := startChild(t, "migrate", "RELIABILITY_DB="+path)
 		c.expect("opening")
 		delay := time.Duration(rng.Int64N(int64(took) * 6 / 5))

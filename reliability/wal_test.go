@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/store"
 )
@@ -50,7 +49,7 @@ func TestWALShrinksAfterLongReader(t *testing.T) {
 				t.Fatal(err)
 			}
 			written++
-			peak = max(peak, walSize(t, path))
+			peak = max(peak, dbtest.WALSize(t, path))
 		}
 		return peak
 	}
@@ -75,7 +74,7 @@ func TestWALShrinksAfterLongReader(t *testing.T) {
 	}
 	reader.send("end")
 	reader.expect("ended")
-	released := walSize(t, path)
+	released := dbtest.WALSize(t, path)
 
 	// Writes go on until the store's periodic checkpoint has run, then one
 	// more. SQLite's own checkpoint (after any commit that leaves more than
@@ -87,12 +86,12 @@ func TestWALShrinksAfterLongReader(t *testing.T) {
 			t.Fatalf("no periodic checkpoint in %d writes", i-1)
 		}
 		appendN(1)
-		if cutAfter == 0 && walSize(t, path) <= limit {
+		if cutAfter == 0 && dbtest.WALSize(t, path) <= limit {
 			cutAfter = i
 		}
 	}
 	appendN(1)
-	cut := walSize(t, path)
+	cut := dbtest.WALSize(t, path)
 	if cut != limit {
 		t.Errorf("after the reader ended, a checkpoint and a write, the WAL is %d bytes, want exactly the %d-byte limit", cut, limit)
 	}
@@ -104,7 +103,7 @@ func TestWALShrinksAfterLongReader(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closedShared := walSize(t, path)
+	closedShared := dbtest.WALSize(t, path)
 	if closedShared > limit {
 		t.Errorf("after Close, with the reader's process still connected, the WAL is %d bytes, over the %d-byte limit", closedShared, limit)
 	}
@@ -118,7 +117,7 @@ func TestWALShrinksAfterLongReader(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if size := walSize(t, path); size != -1 {
+	if size := dbtest.WALSize(t, path); size != -1 {
 		t.Errorf("after the last Close the WAL is %d bytes, want no WAL file", size)
 	}
 	q := openPlain(t, path)
@@ -130,20 +129,6 @@ func TestWALShrinksAfterLongReader(t *testing.T) {
 		"cut to %d by write %d after it ended (%d after the periodic checkpoint and one more write); %d peak in 500 more writes; "+
 		"%d after Close with another process connected; none after the last Close (limit %d)",
 		steady, grown, n, released, limit, cutAfter, cut, after, closedShared, limit)
-}
-
-// walSize returns the size of the database's -wal file, -1 when there is
-// none. It stats the path: opening the file would drop SQLite's locks.
-func walSize(t *testing.T, path string) int64 {
-	t.Helper()
-	fi, err := os.Stat(path + "-wal")
-	if errors.Is(err, fs.ErrNotExist) {
-		return -1
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
 }
 
 // runReadHolder is the "hold-read" helper: a plain read-only connection to

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"testing"
@@ -49,21 +47,8 @@ func soundHealth(t testing.TB, s *Store) *Health {
 		Integrity:     []string{"ok"},
 		FTS:           []FTSCheck{{"messages_fts", ""}, {"messages_fts_trigram", ""}},
 		Counters:      []CounterMismatch{},
-		WALBytes:      walSize(t, s.Path()),
+		WALBytes:      max(dbtest.WALSize(t, s.Path()), 0),
 	}
-}
-
-// walSize is the size of path's -wal file, 0 when there is none.
-func walSize(t testing.TB, path string) int64 {
-	t.Helper()
-	fi, err := os.Stat(path + "-wal")
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
 }
 
 // mustCheck runs Check.

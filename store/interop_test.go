@@ -18,10 +18,7 @@ import (
 // on path with the system's python3 and sqlite3 module.
 func runOriginal(t *testing.T, path string, args ...string) string {
 	t.Helper()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed: the interoperability check needs it")
-	}
+	python := dbtest.Python3(t)
 	out, err := exec.Command(python, append([]string{"testdata/reference_init.py", path}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("reference_init.py: %v\n%s", err, out)
@@ -69,10 +66,10 @@ func TestInteropWithTheOriginal(t *testing.T) {
 		before := schemaRows(t, raw)
 		raw.Close()
 
-		lock := holdWriteLock(t, path)
+		lock := dbtest.HoldWriteLock(t, path)
 		s := openAt(t, path, &Options{WriteAttempts: 1})
 		after := schemaRows(t, s.r)
-		lock.release()
+		lock.Release()
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("opening changed the original's schema (-original +after):\n%s", diff)
 		}
@@ -134,10 +131,7 @@ func TestSearchMatchesTheOriginal(t *testing.T) {
 // path and through s.SearchMessages, and compares ids, snippets and context.
 func compareWithOriginal(t *testing.T, s *Store, path string, queries ...string) {
 	t.Helper()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed: the interoperability check needs it")
-	}
+	python := dbtest.Python3(t)
 	in, err := json.Marshal(queries)
 	if err != nil {
 		t.Fatal(err)

@@ -338,10 +338,7 @@ func TestJSONRoundTrip(t *testing.T) {
 
 	t.Run("PythonReadsTheSameValues", func(t *testing.T) {
 		t.Parallel()
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			t.Skip("python3 not on PATH")
-		}
+		python := dbtest.Python3(t)
 		_, path, id := jsonFixture(t)
 		inputs := map[string]string{
 			"tool_calls":            jsonToolCalls.in,

@@ -54,13 +54,13 @@ func TestReopenChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lock := holdWriteLock(t, path)
+	lock := dbtest.HoldWriteLock(t, path)
 	again := openAt(t, path, &Options{WriteAttempts: 1})
 	after := schemaRows(t, again.r)
 	if err := again.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lock.release()
+	lock.Release()
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("sqlite_master changed on reopen (-before +after):\n%s", diff)
 	}

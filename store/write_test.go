@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -15,33 +14,6 @@ import (
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
-// lockHolder holds the database's write lock from another connection, the
-// way another Hermes process mid-transaction does.
-type lockHolder struct {
-	conn *sql.Conn
-	once sync.Once
-}
-
-func holdWriteLock(t *testing.T, path string) *lockHolder {
-	t.Helper()
-	other := rawDB(t, path)
-	conn, err := other.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbtest.Exec(t, conn, "BEGIN IMMEDIATE")
-	h := &lockHolder{conn: conn}
-	t.Cleanup(h.release)
-	return h
-}
-
-func (h *lockHolder) release() {
-	h.once.Do(func() {
-		h.conn.ExecContext(context.Background(), "COMMIT")
-		h.conn.Close()
-	})
-}
-
 // TestWriteRetriesUnderContention: 8 goroutines on one Store and a second OS
 // process append through the write helper while a third connection holds
 // BEGIN IMMEDIATE for 2.5 s. Every row lands exactly once, no error escapes,
@@ -52,7 +24,7 @@ func TestWriteRetriesUnderContention(t *testing.T) {
 	ctx := context.Background()
 	s, path := openStore(t, nil)
 	addSession(t, s, "s", nil, 1)
-	lock := holdWriteLock(t, path)
+	lock := dbtest.HoldWriteLock(t, path)
 
 	child := startHelper(t, "append", "HERMESSTATE_DB="+path, "HERMESSTATE_WRITER=child", fmt.Sprintf("HERMESSTATE_ROWS=%d", rowsEach))
 	if line := <-child.lines; line != "ready" {
@@ -75,7 +47,7 @@ func TestWriteRetriesUnderContention(t *testing.T) {
 	for deadline := time.Now().Add(30 * time.Second); s.Stats().Retries == 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	lock.release()
+	lock.Release()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -111,9 +83,9 @@ func TestWriteGivesUpWithErrBusy(t *testing.T) {
 	t.Parallel()
 	s, path := openStore(t, &Options{WriteAttempts: 2, RetryMinDelay: time.Millisecond, RetryMaxDelay: 2 * time.Millisecond})
 	addSession(t, s, "s", nil, 1)
-	lock := holdWriteLock(t, path)
+	lock := dbtest.HoldWriteLock(t, path)
 	err := appendLabelled(context.Background(), s, "never")
-	lock.release()
+	lock.Release()
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("err = %v, want ErrBusy", err)
 	}
@@ -199,7 +171,7 @@ func TestWriteStopsWaitingWhenContextEnds(t *testing.T) {
 	t.Parallel()
 	s, path := openStore(t, nil)
 	addSession(t, s, "s", nil, 1)
-	holdWriteLock(t, path)
+	dbtest.HoldWriteLock(t, path)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -273,14 +273,14 @@ func TestFailures(t *testing.T) {
 			if err := os.WriteFile(path, bad.content, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			before := fileHash(t, path)
+			before := dbtest.FileHash(t, path)
 			line := failureLine(t, migrate(t, "-db", path, "up"), 1)
 			for _, want := range []string{path, bad.want.Error()} {
 				if !strings.Contains(line, want) {
 					t.Errorf("message %q does not contain %q", line, want)
 				}
 			}
-			if fileHash(t, path) != before {
+			if dbtest.FileHash(t, path) != before {
 				t.Error("the file was changed")
 			}
 			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
@@ -333,14 +333,14 @@ func TestFailures(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "state.db")
 		mustMigrate(t, "-db", path, "up-to", "10")
-		before := fileHash(t, path)
+		before := dbtest.FileHash(t, path)
 		for _, cmd := range []string{"up", "status"} {
 			line := failureLine(t, runBin(t, 30*time.Second, nil, migrateNoFTSBin, "-db", path, cmd), 1)
 			if !strings.Contains(line, sqlite.ErrNoFTS5.Error()) {
 				t.Errorf("%s: message %q does not contain %q", cmd, line, sqlite.ErrNoFTS5.Error())
 			}
 		}
-		if fileHash(t, path) != before {
+		if dbtest.FileHash(t, path) != before {
 			t.Error("the file was changed")
 		}
 		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
@@ -367,7 +367,7 @@ func TestFailures(t *testing.T) {
 		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
 			t.Fatalf("files after setup (-want +got):\n%s", diff)
 		}
-		before := fileHash(t, path)
+		before := dbtest.FileHash(t, path)
 
 		want := fmt.Sprintf("migrate: %s: %v: the database is at schema version 12 and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
 			path, migrations.ErrNewerSchema, migrations.Latest)
@@ -376,7 +376,7 @@ func TestFailures(t *testing.T) {
 			if diff := cmp.Diff(want, line); diff != "" {
 				t.Errorf("migrate %s: message (-want +got):\n%s", strings.Join(args, " "), diff)
 			}
-			if fileHash(t, path) != before {
+			if dbtest.FileHash(t, path) != before {
 				t.Fatalf("migrate %s changed the file", strings.Join(args, " "))
 			}
 			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
@@ -393,7 +393,7 @@ func TestFailures(t *testing.T) {
 		}
 		// status and version only read: the DELETE-mode file is not switched
 		// to WAL.
-		if fileHash(t, path) != before {
+		if dbtest.FileHash(t, path) != before {
 			t.Error("status or version changed the file")
 		}
 	})
@@ -415,18 +415,6 @@ func TestFailures(t *testing.T) {
 	})
 }
 
-// holdWriteLock takes the write lock on path in this process (BEGIN
-// IMMEDIATE) until the returned transaction ends or the test does.
-func holdWriteLock(t *testing.T, path string) *sql.Tx {
-	t.Helper()
-	tx, err := openDB(t, path, "_txlock=immediate").Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tx.Rollback() })
-	return tx
-}
-
 // TestLockedDatabase runs up while another connection holds the write lock.
 func TestLockedDatabase(t *testing.T) {
 	t.Parallel()
@@ -435,7 +423,7 @@ func TestLockedDatabase(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "state.db")
 		mustMigrate(t, "-db", path, "up-to", "10")
-		tx := holdWriteLock(t, path)
+		lock := dbtest.HoldWriteLock(t, path)
 
 		start := time.Now()
 		r := runBin(t, time.Minute, nil, migrateBin, "-db", path, "up")
@@ -450,9 +438,7 @@ func TestLockedDatabase(t *testing.T) {
 		if elapsed < 10*time.Second {
 			t.Errorf("gave up after %v, before its retry budget", elapsed)
 		}
-		if err := tx.Rollback(); err != nil {
-			t.Fatal(err)
-		}
+		lock.Release()
 		if diff := cmp.Diff([]int64{10}, schemaVersion(t, path)); diff != "" {
 			t.Errorf("schema_version (-want +got):\n%s", diff)
 		}
@@ -462,7 +448,7 @@ func TestLockedDatabase(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "state.db")
 		mustMigrate(t, "-db", path, "up")
-		holdWriteLock(t, path)
+		dbtest.HoldWriteLock(t, path)
 
 		// A current file needs no write lock: each command returns at once
 		// (a wait for the lock would take 15 s and then fail).
@@ -527,7 +513,7 @@ func TestLegacyFixtures(t *testing.T) {
 		t.Run(strings.ToUpper(tt.fixture[6:8])+"Fixture", func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "state.db")
-			copyFile(t, filepath.Join("..", "..", "testdata", tt.fixture), path)
+			dbtest.CopyFile(t, filepath.Join("..", "..", "testdata", tt.fixture), path)
 			before := openDB(t, path, "mode=ro")
 			wantSessions := dbtest.Values[string](t, before, "SELECT id FROM sessions ORDER BY id")
 			wantMessages := messages(t, before)

@@ -46,8 +46,8 @@ func TestConcurrentFirstOpen(t *testing.T) {
 			if tt.seed != nil {
 				seed := filepath.Join(dir, "seed.db")
 				tt.seed(t, seed)
-				copyFile(t, seed, single)
-				copyFile(t, seed, target)
+				dbtest.CopyFile(t, seed, single)
+				dbtest.CopyFile(t, seed, target)
 			}
 			mustMigrate(t, "-db", single, "up")
 

@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -405,29 +404,6 @@ var freshObjects = []string{
 	"trigger messages_fts_trigram_insert",
 	"trigger messages_fts_trigram_update",
 	"trigger messages_fts_update",
-}
-
-// fileHash returns the SHA-256 of the file at path.
-func fileHash(t *testing.T, path string) [sha256.Size]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
-}
-
-// copyFile copies src to dst (a database's main file only: the sources are
-// closed, checkpointed files).
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // dirEntries lists the names in dir.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"os"
@@ -52,7 +51,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("Healthy", func(t *testing.T) {
 		t.Parallel()
 		path := fixtureCopy(t)
-		before := fileHash(t, path)
+		before := dbtest.FileHash(t, path)
 		if diff := cmp.Diff(healthy, sessions(t, "-db", path, "doctor")); diff != "" {
 			t.Errorf("sessions doctor (-want +got):\n%s", diff)
 		}
@@ -63,7 +62,7 @@ func TestDoctor(t *testing.T) {
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", path, "doctor")); diff != "" {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
 		}
-		if fileHash(t, path) != before {
+		if dbtest.FileHash(t, path) != before {
 			t.Error("doctor changed the file")
 		}
 	})
@@ -135,7 +134,7 @@ func TestDoctor(t *testing.T) {
 		// never migrated; the old schema and its missing trigram index are
 		// problems.
 		path := dbtest.CopyFixture(t, "state-v9.db")
-		before := fileHash(t, path)
+		before := dbtest.FileHash(t, path)
 		r := runSessions(t, nil, "-db", path, "doctor")
 		want := result{code: 1, stdout: text(
 			"schema version        9 (this build: 11)",
@@ -154,7 +153,7 @@ func TestDoctor(t *testing.T) {
 		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
 			t.Errorf("sessions doctor (-want +got):\n%s", diff)
 		}
-		if fileHash(t, path) != before {
+		if dbtest.FileHash(t, path) != before {
 			t.Error("doctor changed the file")
 		}
 	})
@@ -189,14 +188,4 @@ func sessionsJSONCode[T any](t *testing.T, code int, args ...string) T {
 		t.Fatalf("sessions --json %v: %v\n%s", args, err, r.stdout)
 	}
 	return v
-}
-
-// fileHash is the SHA-256 of the file at path.
-func fileHash(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
 }

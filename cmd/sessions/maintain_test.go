@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
 // TestPrune prunes the fixture's two ended sessions (deploy and refactor,
@@ -14,7 +15,7 @@ import (
 func TestPrune(t *testing.T) {
 	t.Parallel()
 	path := fixtureCopy(t)
-	before := fileHash(t, path)
+	before := dbtest.FileHash(t, path)
 	steps := []struct {
 		args []string
 		want string
@@ -28,7 +29,7 @@ func TestPrune(t *testing.T) {
 		if got := sessions(t, append([]string{"-db", path}, s.args...)...); got != s.want {
 			t.Errorf("sessions %v: %q, want %q", s.args, got, s.want)
 		}
-		if i == 0 && fileHash(t, path) != before {
+		if i == 0 && dbtest.FileHash(t, path) != before {
 			t.Error("prune --dry-run changed the file")
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
 // TestUsageErrors gives bad command lines: each exits 2 with the problem
@@ -135,13 +136,13 @@ func TestDatabasePath(t *testing.T) {
 func TestReadingLeavesFileAlone(t *testing.T) {
 	t.Parallel()
 	path := fixtureCopy(t)
-	before := fileHash(t, path)
+	before := dbtest.FileHash(t, path)
 	for _, args := range [][]string{{"list", "--all"}, {"show", idDeploy}, {"show", "--raw", idDeploy}, {"search", "docker"},
 		{"lineage", idSubA}, {"export"}, {"stats"}, {"doctor"}, {"prune", "--older-than", "1d", "--dry-run"},
 		{"backup", filepath.Join(t.TempDir(), "b.db")}} {
 		sessions(t, append([]string{"-db", path}, args...)...)
 	}
-	if fileHash(t, path) != before {
+	if dbtest.FileHash(t, path) != before {
 		t.Error("a reading command changed the database file")
 	}
 }

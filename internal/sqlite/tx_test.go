@@ -8,31 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/mattn/go-sqlite3"
 )
-
-// holdWriteLock takes the write lock on path from a second connection for d.
-// It returns once the lock is held; the lock is released after d.
-func holdWriteLock(t *testing.T, path string, d time.Duration) {
-	t.Helper()
-	other, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	conn, err := other.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		time.Sleep(d)
-		conn.ExecContext(context.Background(), "COMMIT")
-		conn.Close()
-	}()
-}
 
 func count(t *testing.T, db *sql.DB) int {
 	t.Helper()
@@ -56,7 +34,7 @@ func newTable(t *testing.T) (*sql.DB, string) {
 func TestWriteTxRetriesWholeClosureUntilLockFrees(t *testing.T) {
 	t.Parallel()
 	db, path := newTable(t)
-	holdWriteLock(t, path, 1500*time.Millisecond)
+	dbtest.HoldWriteLockFor(t, path, 1500*time.Millisecond)
 	calls, retries := 0, 0
 	r := DefaultRetry()
 	r.OnRetry = func(int, error) { retries++ }
@@ -84,7 +62,7 @@ func TestWriteTxRetriesWholeClosureUntilLockFrees(t *testing.T) {
 func TestWriteTxGivesUpWithErrBusy(t *testing.T) {
 	t.Parallel()
 	db, path := newTable(t)
-	holdWriteLock(t, path, 5*time.Second)
+	dbtest.HoldWriteLockFor(t, path, 5*time.Second)
 	r := Retry{Attempts: 2, MinDelay: time.Millisecond, MaxDelay: time.Millisecond}
 	err := WriteTx(context.Background(), db, r, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO t VALUES (1)")
