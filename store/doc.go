@@ -11,8 +11,9 @@
 // 64 MiB, so a WAL that a long reader let grow is cut back after the next
 // checkpoint) and a pool of read-only connections that read while the writer
 // writes. [Options] holds
-// the original's defaults; nil means them. [Store.Close] runs a PASSIVE
-// checkpoint and closes everything; later calls return [ErrClosed].
+// the original's defaults; nil means them. [Store.Close] runs a TRUNCATE
+// checkpoint (as upstream Hermes closes) and closes everything; later calls
+// return [ErrClosed].
 //
 // # Writes
 //

@@ -165,9 +165,13 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 	return migrations.ReadVersion(ctx, s.r)
 }
 
-// Close runs a PASSIVE WAL checkpoint (its failure is ignored, as in the
-// original) and closes every connection. It waits for calls in flight. A
-// second Close returns nil; any other call after Close returns ErrClosed.
+// Close runs a TRUNCATE WAL checkpoint, as upstream Hermes closes, and
+// closes every connection: every committed write is in the database file
+// and the -wal is cut to zero bytes even while other processes keep the
+// file open. The checkpoint waits up to the busy timeout for their read
+// transactions and its failure is ignored (the writes are committed in the
+// WAL either way). Close waits for calls in flight. A second Close returns
+// nil; any other call after Close returns ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,7 +182,7 @@ func (s *Store) Close() error {
 	if s.w == nil {
 		return s.r.Close()
 	}
-	if _, err := s.checkpoint(context.Background(), CheckpointPassive); err != nil {
+	if _, err := s.checkpoint(context.Background(), CheckpointTruncate); err != nil {
 		s.log.Debug("checkpoint on close failed", slog.Any("error", err))
 	}
 	return errors.Join(s.r.Close(), s.w.Close())
