@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
+	"github.com/hermesstate/hermesstate/internal/poll"
 	"github.com/hermesstate/hermesstate/internal/publish"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
@@ -17,7 +17,8 @@ import (
 var (
 	// ErrExists is returned by Backup when its target exists and
 	// BackupOptions.Force is not set, or names the database or one of its
-	// own -wal, -shm or -journal files (never replaced, even forced).
+	// own -wal, -shm or -journal files, or has a -wal or -journal of its
+	// own beside it (never replaced, even forced).
 	ErrExists = publish.ErrExists
 
 	// ErrNotRegular is returned by Backup with BackupOptions.Force when
@@ -65,11 +66,15 @@ const vacuumIntoSQL = "VACUUM INTO ?"
 // by a killed process is removed by the next Backup into that directory.
 //
 // It returns an error matching ErrExists (path exists, or names the
-// database's own file), ErrNotRegular, ErrNoDirectory, ctx's error, a
-// filesystem error, ErrDiskFull or ErrClosed.
+// database's own file, or, forced, has a -wal or -journal beside it),
+// ErrNotRegular, ErrNoDirectory, ctx's error, a filesystem error,
+// ErrDiskFull or ErrClosed.
 func (s *Store) Backup(ctx context.Context, path string, opts BackupOptions) error {
 	if s.ownFile(path) {
 		return fmt.Errorf("store: backup to %s: the database's own file: %w", path, ErrExists)
+	}
+	if err := noSideFiles(path, opts.Force); err != nil {
+		return fmt.Errorf("store: backup to %s: %w", path, err)
 	}
 	pages, err := s.Pages(ctx)
 	if err != nil {
@@ -100,30 +105,11 @@ func reportProgress(f *publish.File, total int64, progress func(written, total i
 	if progress == nil {
 		return func() {}
 	}
-	report := func() {
+	return poll.Every(ProgressInterval, func() {
 		if n, err := f.Size(); err == nil {
 			progress(n, total)
 		}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(ProgressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				report()
-			}
-		}
 	})
-	return func() {
-		close(done)
-		wg.Wait()
-		report()
-	}
 }
 
 // ownFile reports whether path names the database or one of the files
@@ -146,6 +132,22 @@ func (s *Store) ownFile(path string) bool {
 		}
 	}
 	return false
+}
+
+// noSideFiles refuses to replace (force) a file that has a -wal or
+// -journal beside it: that file is a database in use, or one not closed
+// cleanly, and SQLite would replay the old file's -wal or roll back its
+// journal over the new backup the first time it is opened.
+func noSideFiles(path string, force bool) error {
+	if !force {
+		return nil
+	}
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if _, err := os.Lstat(path + suffix); err == nil {
+			return fmt.Errorf("%s%s exists: the file is a database in use or not closed cleanly, never replaced: %w", path, suffix, ErrExists)
+		}
+	}
+	return nil
 }
 
 // vacuumInto runs VACUUM INTO target on a read-only connection.

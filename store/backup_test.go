@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,20 +19,9 @@ import (
 	"github.com/hermesstate/hermesstate/internal/publish"
 )
 
-// dirNames lists the names in dir, sorted.
-func dirNames(t testing.TB, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := []string{}
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
-}
+// dirNames lists the names in dir, sorted (the store tests' name for
+// dbtest.DirNames).
+var dirNames = dbtest.DirNames
 
 // mustBackup backs s up to path.
 func mustBackup(t testing.TB, s *Store, path string) {
@@ -267,22 +256,9 @@ func TestBackupForce(t *testing.T) {
 	t.Run("NotRegular", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		kept := filepath.Join(dir, "kept.db")
-		if err := os.WriteFile(kept, []byte("a file a link points to"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		link, fifo, sub := filepath.Join(dir, "link.db"), filepath.Join(dir, "fifo.db"), filepath.Join(dir, "dir.db")
-		if err := os.Symlink(kept, link); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Mkdir(sub, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		kept, kinds := dbtest.NotRegularFiles(t, dir)
 		before := dbtest.FileHash(t, kept)
-		for path, kind := range map[string]string{link: "a symbolic link", fifo: "a named pipe", sub: "a directory", "/dev/null": "a device"} {
+		for path, kind := range kinds {
 			err := s.Backup(t.Context(), path, force)
 			if want := "store: backup: " + path + " is " + kind + ", not a regular file"; !errors.Is(err, ErrNotRegular) || err.Error() != want {
 				t.Errorf("forced Backup onto %s: %v, want %q (ErrNotRegular)", path, err, want)
@@ -291,11 +267,37 @@ func TestBackupForce(t *testing.T) {
 		if dbtest.FileHash(t, kept) != before {
 			t.Error("the link's target changed")
 		}
-		if diff := cmp.Diff([]string{"dir.db", "fifo.db", "kept.db", "link.db"}, dirNames(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"fifo", "kept", "link", "sub"}, dirNames(t, dir)); diff != "" {
 			t.Errorf("files in the directory (-want +got):\n%s", diff)
 		}
 		if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 			t.Errorf("/dev/null is no longer a character device: %v, %v", fi, err)
+		}
+	})
+
+	t.Run("DatabaseInUse", func(t *testing.T) {
+		t.Parallel()
+		// A backup with a -wal beside it (opened by the store, in WAL
+		// mode, and still open or not closed cleanly), or a journal: that
+		// file would be replayed over a new copy.
+		dir := t.TempDir()
+		open := filepath.Join(dir, "open.db")
+		journaled := filepath.Join(dir, "journaled.db")
+		for _, side := range []string{open + "-wal", journaled + "-journal"} {
+			mustBackup(t, s, strings.TrimSuffix(strings.TrimSuffix(side, "-wal"), "-journal"))
+			if err := os.WriteFile(side, []byte("frames of the old file"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for path, side := range map[string]string{open: open + "-wal", journaled: journaled + "-journal"} {
+			before := dbtest.FileHash(t, path)
+			err := s.Backup(t.Context(), path, force)
+			if want := "store: backup to " + path + ": " + side + " exists: the file is a database in use or not closed cleanly, never replaced: already exists"; !errors.Is(err, ErrExists) || err.Error() != want {
+				t.Errorf("forced Backup onto %s: %v, want %q", path, err, want)
+			}
+			if dbtest.FileHash(t, path) != before {
+				t.Errorf("%s changed", path)
+			}
 		}
 	})
 

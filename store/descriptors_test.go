@@ -42,6 +42,8 @@ var descriptorAllowed = []allowedUse{
 		"test helper: reads a closed database (a fixture or a file whose store is closed) that no connection of the test has open"},
 	{"internal/dbtest/files.go", "CopyFile", "os.OpenFile",
 		"test helper: creates the copy (O_EXCL) before any connection opens it"},
+	{"internal/dbtest/dirs.go", "NotRegularFiles", "os.WriteFile",
+		"test helper: creates a small text file in a test's own new directory, beside no database"},
 	{"internal/dbtest/files.go", "FileHash", "os.ReadFile",
 		"test helper: hashes a file while no connection of the test process has it open (before and after a command the test ran in another process)"},
 	{"internal/publish/publish.go", "Create", "os.OpenFile",

@@ -63,20 +63,6 @@ func transcripts(t *testing.T, dbPath string, ids ...string) string {
 	return dir
 }
 
-// dirList lists the names in dir, sorted.
-func dirList(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := []string{}
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // checkResult compares a run with the exit code and exact outputs wanted.
 func checkResult(t *testing.T, what string, want, got result) {
 	t.Helper()
@@ -99,7 +85,7 @@ func TestPruneConfirm(t *testing.T) {
 		if diff := cmp.Diff(text(idCJK, idRefactor2, idSubA1, idSubB, idSubA), listIDs(t, path)); diff != "" {
 			t.Errorf("sessions left (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{idCJK + ".jsonl"}, dirList(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{idCJK + ".jsonl"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("transcript files left (-want +got):\n%s", diff)
 		}
 	})
@@ -181,6 +167,33 @@ func TestPruneConfirm(t *testing.T) {
 		}
 	})
 
+	t.Run("ExactlyWhatWasShown", func(t *testing.T) {
+		t.Parallel()
+		// While the question waits, another process ends subA (started
+		// 09:02, so now old enough) and reopens refactor: the answer y
+		// deletes deploy alone, of the two shown.
+		path := fixtureCopy(t)
+		meanwhile := func() {
+			s := openTestStore(t, path, nil)
+			if err := s.EndSession(t.Context(), idSubA, "user_exit"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.ReopenSession(t.Context(), idRefactor); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := runTerminalAt(t, interactive, nil, "y", meanwhile, append([]string{"-db", path}, prune...)...)
+		checkResult(t, "prune while another process writes", result{stdout: "pruned 1 session\n",
+			stderr: fixturePrune + "Delete these 2 sessions and all their messages? [y/N] y\n" +
+				"1 session of those listed changed meanwhile (reopened or deleted) and was not pruned\n"}, r)
+		if diff := cmp.Diff(text(idCJK, idRefactor2, idRefactor, idSubA1, idSubB, idSubA), listIDs(t, path)); diff != "" {
+			t.Errorf("sessions left (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("NothingToAsk", func(t *testing.T) {
 		t.Parallel()
 		path := fixtureCopy(t)
@@ -209,7 +222,7 @@ func TestPruneConfirm(t *testing.T) {
 		if diff := cmp.Diff(text("child", "tg", "root"), listIDs(t, path)); diff != "" {
 			t.Errorf("sessions left (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"root.jsonl"}, dirList(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"root.jsonl"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("transcript files left (-want +got):\n%s", diff)
 		}
 	})
@@ -282,7 +295,7 @@ func TestDeleteConfirm(t *testing.T) {
 		if diff := cmp.Diff(text(idRefactor, idSubA1, idSubB, idSubA, idDeploy), listIDs(t, path)); diff != "" {
 			t.Errorf("sessions left (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{idDeploy + ".jsonl"}, dirList(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{idDeploy + ".jsonl"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("transcript files left (-want +got):\n%s", diff)
 		}
 	})
@@ -370,7 +383,7 @@ func TestDeleteConfirm(t *testing.T) {
 		if diff := cmp.Diff(text("tg", "root", "old"), listIDs(t, path)); diff != "" {
 			t.Errorf("sessions left (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"root.jsonl"}, dirList(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"root.jsonl"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("transcript files left (-want +got):\n%s", diff)
 		}
 	})

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
 // bigExportSize is the size of the big fixture's export, measured once.
@@ -121,7 +123,7 @@ func TestExportInterrupted(t *testing.T) {
 		if code != tt.code || stderr.String() != "sessions: stopped by "+tt.name+"\n" {
 			t.Errorf("export stopped by %s: exit %d, stderr %q; want %d, %q", tt.name, code, stderr, tt.code, "sessions: stopped by "+tt.name+"\n")
 		}
-		if diff := cmp.Diff([]string{}, dirList(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files left after %s (-want +got):\n%s", tt.name, diff)
 		}
 	}
@@ -159,7 +161,7 @@ func TestStaleTemporaryFiles(t *testing.T) {
 		r.stderr != "sessions: doctor: 1 problem found\n" {
 		t.Errorf("doctor with a stale temporary file: %+v", r)
 	}
-	if diff := cmp.Diff(names, withoutWAL(dirList(t, dbDir))); diff != "" {
+	if diff := cmp.Diff(names, withoutWAL(dbtest.DirNames(t, dbDir))); diff != "" {
 		t.Errorf("doctor changed the directory (-want +got):\n%s", diff)
 	}
 	got := sessionsJSON[obj](t, "-db", db, "doctor", "--fix-temp")
@@ -167,7 +169,7 @@ func TestStaleTemporaryFiles(t *testing.T) {
 		obj{"ok": got["ok"], "stale_temp_files": got["stale_temp_files"], "removed_temp_files": got["removed_temp_files"]}); diff != "" {
 		t.Errorf("doctor --fix-temp (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{filepath.Base(liveTmp), "state.db"}, withoutWAL(dirList(t, dbDir))); diff != "" {
+	if diff := cmp.Diff([]string{filepath.Base(liveTmp), "state.db"}, withoutWAL(dbtest.DirNames(t, dbDir))); diff != "" {
 		t.Errorf("after doctor --fix-temp (-want +got):\n%s", diff)
 	}
 
@@ -179,7 +181,7 @@ func TestStaleTemporaryFiles(t *testing.T) {
 	if got := sessions(t, "-db", db, "export", "--source", "none", "-o", filepath.Join(other, "next.jsonl")); got != "exported 0 sessions to "+filepath.Join(other, "next.jsonl")+"\n" {
 		t.Errorf("export: %q", got)
 	}
-	if diff := cmp.Diff([]string{"next.jsonl"}, dirList(t, other)); diff != "" {
+	if diff := cmp.Diff([]string{"next.jsonl"}, dbtest.DirNames(t, other)); diff != "" {
 		t.Errorf("after the next export (-want +got):\n%s", diff)
 	}
 	if _, err := os.Lstat(liveTmp); err != nil {

@@ -120,15 +120,21 @@ func runProgram(t *testing.T, env []string, stdin, program string, args ...strin
 	if ctx.Err() != nil {
 		t.Fatalf("sessions %s: no exit within 30s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), &stdout, &stderr)
 	}
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	return result{code: exitCode(t, err, args), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// exitCode is the exit status of a run of the command with args that
+// ended with err (from Wait); a failure to run it fails the test.
+func exitCode(t *testing.T, err error, args []string) int {
+	t.Helper()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		r.code = exit.ExitCode()
+		return exit.ExitCode()
 	case err != nil:
 		t.Fatalf("sessions %s: %v", strings.Join(args, " "), err)
 	}
-	return r
+	return 0
 }
 
 // sessions runs the command with args, which must exit 0 with nothing on

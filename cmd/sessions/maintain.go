@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
+	"github.com/hermesstate/hermesstate/internal/poll"
 	"github.com/hermesstate/hermesstate/store"
 )
 
@@ -78,6 +78,10 @@ var pruneCommand = command{
 				n, err := s.PruneSessions(ctx, opts)
 				if err != nil {
 					return err
+				}
+				if kept := len(found) - n; kept > 0 {
+					fmt.Fprintf(e.stderr, "%s of those listed changed meanwhile (reopened or deleted) and %s not pruned\n",
+						plural(int64(kept), "session"), map[bool]string{true: "was", false: "were"}[kept == 1])
 				}
 				if e.json {
 					return writeJSON(e.stdout, pruneJSON{Pruned: n, IDs: opts.IDs})
@@ -196,26 +200,14 @@ func vacuumProgress(ctx context.Context, e *env, s *store.Store) (stop func()) {
 	if bar.bar == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(store.ProgressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if fi, err := os.Stat(e.path + "-wal"); err == nil && fi.Size() > walHeaderBytes {
-					frames := (fi.Size() - walHeaderBytes) / (pages.Size + walFrameHeaderBytes)
-					bar.set(min(frames*pages.Size, total))
-				}
-			}
+	stopPolling := poll.Every(store.ProgressInterval, func() {
+		if fi, err := os.Stat(e.path + "-wal"); err == nil && fi.Size() > walHeaderBytes {
+			frames := (fi.Size() - walHeaderBytes) / (pages.Size + walFrameHeaderBytes)
+			bar.set(min(frames*pages.Size, total))
 		}
 	})
 	return func() {
-		close(done)
-		wg.Wait()
+		stopPolling()
 		bar.finish()
 	}
 }

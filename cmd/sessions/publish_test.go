@@ -75,22 +75,9 @@ func TestPublishRules(t *testing.T) {
 			}
 
 			// Not regular files: refused even with --force, untouched.
-			kept := filepath.Join(dir, "kept")
-			if err := os.WriteFile(kept, []byte("kept"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			link, fifo, sub := filepath.Join(dir, "link"), filepath.Join(dir, "fifo"), filepath.Join(dir, "sub")
-			if err := os.Symlink(kept, link); err != nil {
-				t.Fatal(err)
-			}
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Mkdir(sub, 0o700); err != nil {
-				t.Fatal(err)
-			}
+			kept, kinds := dbtest.NotRegularFiles(t, dir)
 			keptHash, null := dbtest.FileHash(t, kept), deviceState(t, "/dev/null")
-			for path, kind := range map[string]string{link: "a symbolic link", fifo: "a named pipe", sub: "a directory", "/dev/null": "a device"} {
+			for path, kind := range kinds {
 				failure(t, 1, []string{"sessions: " + path + " is " + kind + ", not a regular file"}, append([]string{"-db", db}, argv(path, true)...)...)
 			}
 			if dbtest.FileHash(t, kept) != keptHash {
@@ -99,7 +86,7 @@ func TestPublishRules(t *testing.T) {
 			if deviceState(t, "/dev/null") != null {
 				t.Error("/dev/null changed")
 			}
-			if diff := cmp.Diff([]string{"fifo", "kept", "link", "out", "sub"}, dirList(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{"fifo", "kept", "link", "out", "sub"}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
 			if names := tempNames(t, "/dev"); len(names) != 0 {
@@ -131,7 +118,7 @@ func TestPublishRules(t *testing.T) {
 func tempNames(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	for _, name := range dirList(t, dir) {
+	for _, name := range dbtest.DirNames(t, dir) {
 		if strings.HasPrefix(name, publish.TempPrefix) {
 			out = append(out, name)
 		}
@@ -162,7 +149,7 @@ func TestPublishWriteFailure(t *testing.T) {
 			if want := strings.ReplaceAll(want, "%s", target); r.code != 1 || r.stdout != "" || r.stderr != want {
 				t.Errorf("%s over the size limit: exit %d, stdout %q, stderr %q; want exit 1, %q", name, r.code, r.stdout, r.stderr, want)
 			}
-			if diff := cmp.Diff([]string{}, dirList(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Errorf("files left (-want +got):\n%s", diff)
 			}
 		})

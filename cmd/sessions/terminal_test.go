@@ -9,7 +9,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +53,13 @@ const question = "[y/N] "
 // question. result.stderr is the terminal's transcript when stderr is on
 // it, else the command's standard error.
 func runTerminal(t *testing.T, on onTerminal, env []string, answer string, args ...string) result {
+	t.Helper()
+	return runTerminalAt(t, on, env, answer, nil, args...)
+}
+
+// runTerminalAt is runTerminal that runs atQuestion (when not nil) while
+// the question waits for its answer, before typing it.
+func runTerminalAt(t *testing.T, on onTerminal, env []string, answer string, atQuestion func(), args ...string) result {
 	t.Helper()
 	ptm, tty, err := pty.Open()
 	if err != nil {
@@ -100,6 +106,9 @@ func runTerminal(t *testing.T, on onTerminal, env []string, answer string, args 
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
+		if atQuestion != nil {
+			atQuestion()
+		}
 		if _, err := ptm.Write([]byte(answer + "\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -109,16 +118,9 @@ func runTerminal(t *testing.T, on onTerminal, env []string, answer string, args 
 	if ctx.Err() != nil {
 		t.Fatalf("sessions %s: no exit within 60s; the terminal shows:\n%s", strings.Join(args, " "), shown.text())
 	}
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	r := result{code: exitCode(t, err, args), stdout: stdout.String(), stderr: stderr.String()}
 	if on.stderr {
 		r.stderr = shown.text()
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		r.code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("sessions %s: %v", strings.Join(args, " "), err)
 	}
 	return r
 }

@@ -17,21 +17,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
-// names lists the names in dir, sorted.
-func names(t *testing.T, dir string) []string {
+// onlyFiles checks that dir holds the files named want and no other.
+func onlyFiles(t *testing.T, dir string, want ...string) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+	if diff := cmp.Diff(append([]string{}, want...), dbtest.DirNames(t, dir)); diff != "" {
+		t.Errorf("files in %s (-want +got):\n%s", dir, diff)
 	}
-	out := []string{}
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	slices.Sort(out)
-	return out
 }
 
 // write creates path holding text.
@@ -80,9 +75,7 @@ func TestPublish(t *testing.T) {
 		if err != nil || fi.Mode().Perm() != 0o600 || content(t, target) != "data\n" {
 			t.Errorf("published file: %v, %v, %q; want mode 0600 holding data", fi, err, content(t, target))
 		}
-		if diff := cmp.Diff([]string{"out.jsonl"}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir, "out.jsonl")
 	})
 
 	t.Run("ExistsWithoutForce", func(t *testing.T) {
@@ -97,9 +90,7 @@ func TestPublish(t *testing.T) {
 		if got := content(t, target); got != "old" {
 			t.Errorf("the existing file holds %q, want old", got)
 		}
-		if diff := cmp.Diff([]string{"out.jsonl"}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir, "out.jsonl")
 	})
 
 	t.Run("ForceReplacesRegularFile", func(t *testing.T) {
@@ -113,28 +104,15 @@ func TestPublish(t *testing.T) {
 		if got := content(t, target); got != "new" {
 			t.Errorf("the replaced file holds %q, want new", got)
 		}
-		if diff := cmp.Diff([]string{"out.jsonl"}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir, "out.jsonl")
 	})
 
 	t.Run("ForceNeverReplacesOtherKinds", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		kept := filepath.Join(dir, "kept")
-		write(t, kept, "kept")
-		link, fifo, sub := filepath.Join(dir, "link"), filepath.Join(dir, "fifo"), filepath.Join(dir, "sub")
-		if err := os.Symlink(kept, link); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Mkdir(sub, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		for target, kind := range map[string]string{link: "a symbolic link", fifo: "a named pipe", sub: "a directory",
-			"/dev/null": "a device", "/dev/zero": "a device"} {
+		kept, kinds := dbtest.NotRegularFiles(t, dir)
+		kinds["/dev/zero"] = "a device"
+		for target, kind := range kinds {
 			err := publish(t, target, "new", true)
 			if want := target + " is " + kind + ", not a regular file"; !errors.Is(err, ErrNotRegular) || err.Error() != want {
 				t.Errorf("forced publish onto %s: %v, want %q (ErrNotRegular)", target, err, want)
@@ -143,9 +121,7 @@ func TestPublish(t *testing.T) {
 		if got := content(t, kept); got != "kept" {
 			t.Errorf("the link's target holds %q", got)
 		}
-		if diff := cmp.Diff([]string{"fifo", "kept", "link", "sub"}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir, "fifo", "kept", "link", "sub")
 		for _, dev := range []string{"/dev/null", "/dev/zero"} {
 			if fi, err := os.Lstat(dev); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
 				t.Errorf("%s is no longer a character device: %v, %v", dev, fi, err)
@@ -170,9 +146,7 @@ func TestPublish(t *testing.T) {
 				t.Errorf("publish %s: %v, want %q (ErrNoDirectory)", target, err, want)
 			}
 		}
-		if diff := cmp.Diff([]string{"file"}, names(t, top)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, top, "file")
 	})
 
 	t.Run("FileAppearedMeanwhile", func(t *testing.T) {
@@ -191,9 +165,7 @@ func TestPublish(t *testing.T) {
 		if got := content(t, target); got != "theirs" {
 			t.Errorf("the file created meanwhile holds %q", got)
 		}
-		if diff := cmp.Diff([]string{"out"}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir, "out")
 	})
 
 	t.Run("LinkAppearedMeanwhileForced", func(t *testing.T) {
@@ -213,9 +185,7 @@ func TestPublish(t *testing.T) {
 		if got, err := os.Readlink(target); err != nil || got != "/dev/null" {
 			t.Errorf("the link now: %q, %v", got, err)
 		}
-		if diff := cmp.Diff([]string{"out"}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir, "out")
 	})
 
 	t.Run("CancelledOrDiscarded", func(t *testing.T) {
@@ -240,9 +210,7 @@ func TestPublish(t *testing.T) {
 		if err := g.Commit(context.Background()); err == nil || strings.Contains(err.Error(), TempPrefix) {
 			t.Errorf("Commit after Discard: %v, want an error without the temporary name", err)
 		}
-		if diff := cmp.Diff([]string{}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir)
 	})
 
 	t.Run("WriteErrorNamesTheTarget", func(t *testing.T) {
@@ -259,9 +227,7 @@ func TestPublish(t *testing.T) {
 			t.Errorf("Write on a closed file: %v, want %q", err, want)
 		}
 		f.Discard()
-		if diff := cmp.Diff([]string{}, names(t, dir)); diff != "" {
-			t.Errorf("files (-want +got):\n%s", diff)
-		}
+		onlyFiles(t, dir)
 	})
 
 	t.Run("LongName", func(t *testing.T) {
@@ -326,14 +292,14 @@ func TestStale(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, TempPrefix+"00000000000000ee-dir"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	before := names(t, dir)
+	before := dbtest.DirNames(t, dir)
 
 	wantStale := []string{stale, stale + "-journal", orphan}
 	got, err := Stale(dir)
 	if err != nil || cmp.Diff(wantStale, got) != "" {
 		t.Errorf("Stale = %q, %v; want %q", got, err, wantStale)
 	}
-	if diff := cmp.Diff(before, names(t, dir)); diff != "" {
+	if diff := cmp.Diff(before, dbtest.DirNames(t, dir)); diff != "" {
 		t.Errorf("Stale changed the directory (-before +after):\n%s", diff)
 	}
 	got, err = RemoveStale(dir)
@@ -343,7 +309,7 @@ func TestStale(t *testing.T) {
 	want := slices.DeleteFunc(before, func(n string) bool {
 		return slices.Contains(wantStale, filepath.Join(dir, n))
 	})
-	if diff := cmp.Diff(want, names(t, dir)); diff != "" {
+	if diff := cmp.Diff(want, dbtest.DirNames(t, dir)); diff != "" {
 		t.Errorf("after RemoveStale (-want +got):\n%s", diff)
 	}
 
