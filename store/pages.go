@@ -11,11 +11,11 @@ import (
 // backed-up copy of it will hold, for progress.
 type Pages struct {
 	// Size is the page size in bytes.
-	Size int64 `json:"page_size"`
+	Size int64
 	// Count is the number of pages in the database, free ones included.
-	Count int64 `json:"page_count"`
+	Count int64
 	// Free is the number of pages on the freelist.
-	Free int64 `json:"freelist_count"`
+	Free int64
 }
 
 // UsedBytes is the size of the pages in use: about the size of the file

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -173,7 +174,7 @@ func TestPruneConfirm(t *testing.T) {
 		// 09:02, so now old enough) and reopens refactor: the answer y
 		// deletes deploy alone, of the two shown.
 		path := fixtureCopy(t)
-		meanwhile := func() {
+		meanwhile := func(*os.Process) {
 			s := openTestStore(t, path, nil)
 			if err := s.EndSession(t.Context(), idSubA, "user_exit"); err != nil {
 				t.Fatal(err)
@@ -191,6 +192,22 @@ func TestPruneConfirm(t *testing.T) {
 				"1 session of those listed changed meanwhile (reopened or deleted) and was not pruned\n"}, r)
 		if diff := cmp.Diff(text(idCJK, idRefactor2, idRefactor, idSubA1, idSubB, idSubA), listIDs(t, path)); diff != "" {
 			t.Errorf("sessions left (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("Interrupted", func(t *testing.T) {
+		t.Parallel()
+		// SIGINT or SIGTERM while the question waits: stopped, nothing
+		// deleted.
+		for sig, name := range map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"} {
+			path := fixtureCopy(t)
+			before := dbtest.FileHash(t, path)
+			r := runTerminalAt(t, interactive, nil, "", func(p *os.Process) { p.Signal(sig) }, append([]string{"-db", path}, prune...)...)
+			checkResult(t, "prune stopped by "+name, result{code: 128 + int(sig),
+				stderr: fixturePrune + "Delete these 2 sessions and all their messages? [y/N] \nsessions: stopped by " + name + "\n"}, r)
+			if dbtest.FileHash(t, path) != before {
+				t.Errorf("prune stopped by %s changed the file", name)
+			}
 		}
 	})
 

@@ -12,9 +12,10 @@ import (
 // helpCommand is "sessions help [COMMAND]": the help of sessions -h or of
 // sessions COMMAND -h, on standard output, since it was asked for.
 var helpCommand = command{
-	name:    "help",
-	args:    "[COMMAND]",
-	summary: "Print the list of commands, or a command's flags, on standard output",
+	name:       "help",
+	args:       "[COMMAND]",
+	summary:    "Print the list of commands, or a command's flags, on standard output",
+	noDatabase: true,
 	setup: func(*flag.FlagSet) action {
 		return func(_ context.Context, e *env, args []string) error {
 			switch len(args) {
@@ -52,9 +53,10 @@ func commandFlags(c command) *flag.FlagSet {
 
 // versionCommand is "sessions version", the same as sessions --version.
 var versionCommand = command{
-	name:    "version",
-	args:    "",
-	summary: "Print the version of the command, its SQLite and the schema version it reads and writes",
+	name:       "version",
+	args:       "",
+	summary:    "Print the version of the command, its SQLite and the schema version it reads and writes",
+	noDatabase: true,
 	setup: func(*flag.FlagSet) action {
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := wantArgs(args, 0, ""); err != nil {

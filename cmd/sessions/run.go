@@ -57,6 +57,9 @@ type command struct {
 	// setup registers the command's own flags on fs and returns the action
 	// that reads them.
 	setup func(fs *flag.FlagSet) action
+	// noDatabase is set for the commands that never look at a database
+	// (help, version): no path is resolved for them.
+	noDatabase bool
 }
 
 // usage is the command's usage line.
@@ -138,7 +141,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	positional, err := cli.Parse(fs, top.Args()[1:])
 	if err != nil {
 		err = flagError(err, func() { c.printHelp(fs, e.stderr) })
-	} else {
+	} else if !c.noDatabase {
 		e.path, err = cli.DatabasePath(dbPath)
 	}
 	if err == nil {

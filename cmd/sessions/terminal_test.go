@@ -57,9 +57,10 @@ func runTerminal(t *testing.T, on onTerminal, env []string, answer string, args 
 	return runTerminalAt(t, on, env, answer, nil, args...)
 }
 
-// runTerminalAt is runTerminal that runs atQuestion (when not nil) while
-// the question waits for its answer, before typing it.
-func runTerminalAt(t *testing.T, on onTerminal, env []string, answer string, atQuestion func(), args ...string) result {
+// runTerminalAt is runTerminal that runs atQuestion (when not nil) with
+// the command's process while the question waits for its answer, before
+// typing it (nothing is typed when answer is "").
+func runTerminalAt(t *testing.T, on onTerminal, env []string, answer string, atQuestion func(*os.Process), args ...string) result {
 	t.Helper()
 	ptm, tty, err := pty.Open()
 	if err != nil {
@@ -99,7 +100,7 @@ func runTerminalAt(t *testing.T, on onTerminal, env []string, answer string, atQ
 			}
 		}
 	}()
-	if answer != "" {
+	if answer != "" || atQuestion != nil {
 		for !strings.HasSuffix(shown.text(), question) {
 			if ctx.Err() != nil {
 				t.Fatalf("sessions %s: no question on the terminal; it shows:\n%s", strings.Join(args, " "), shown.text())
@@ -107,10 +108,12 @@ func runTerminalAt(t *testing.T, on onTerminal, env []string, answer string, atQ
 			time.Sleep(5 * time.Millisecond)
 		}
 		if atQuestion != nil {
-			atQuestion()
+			atQuestion(cmd.Process)
 		}
-		if _, err := ptm.Write([]byte(answer + "\n")); err != nil {
-			t.Fatal(err)
+		if answer != "" {
+			if _, err := ptm.Write([]byte(answer + "\n")); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	err = cmd.Wait()

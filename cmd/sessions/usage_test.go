@@ -196,6 +196,14 @@ func TestVersion(t *testing.T) {
 			t.Errorf("sessions %v: %+v, want what --version printed", args, again)
 		}
 	}
+	// No home directory to find a database in: version and help do not
+	// need one.
+	if again := runSessions(t, []string{"HOME="}, "version"); again != r {
+		t.Errorf("sessions version without HOME: %+v, want what --version printed", again)
+	}
+	if got := runSessions(t, []string{"HOME="}, "help"); got.code != 0 || got.stderr != "" || !strings.HasPrefix(got.stdout, "usage: sessions ") {
+		t.Errorf("sessions help without HOME: %+v", got)
+	}
 }
 
 // TestHelpCommand prints, on standard output, what -h prints on standard
