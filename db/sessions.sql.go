@@ -526,13 +526,14 @@ func (q *Queries) SessionReopen(ctx context.Context, db DBTX, id string) (int64,
 
 const sessionResolvePrefix = `-- name: SessionResolvePrefix :many
 SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
-ORDER BY started_at DESC LIMIT 2
+ORDER BY started_at DESC, id DESC LIMIT 21
 `
 
-// SessionResolvePrefix finds sessions whose id starts with a prefix. The
-// pattern arrives LIKE-escaped with a trailing %; two rows are enough to tell
-// a unique prefix from an ambiguous one. LIKE is ASCII case-insensitive, as
-// in the original.
+// SessionResolvePrefix finds sessions whose id starts with a prefix, newest
+// first. The pattern arrives LIKE-escaped with a trailing %. Two rows would
+// tell a unique prefix from an ambiguous one; 21 let an ambiguous prefix list
+// its first 20 candidates (store.MaxAmbiguousCandidates) and say whether there
+// are more. LIKE is ASCII case-insensitive, as in the original.
 func (q *Queries) SessionResolvePrefix(ctx context.Context, db DBTX, pattern string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, sessionResolvePrefix, pattern)
 	if err != nil {

@@ -68,9 +68,11 @@
 // # Errors
 //
 // Failures match the sentinels in errors.go with errors.Is: [ErrNotFound]
-// (and [ErrSessionNotFound], [ErrParentNotFound], [ErrAmbiguous], which
-// match it), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
-// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrBusy],
+// (and [ErrSessionNotFound], [ErrParentNotFound], which match it),
+// [ErrAmbiguous] (an [*AmbiguousError] listing the candidates; it does not
+// match ErrNotFound), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
+// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrNotRegular],
+// [ErrNoDirectory], [ErrBusy],
 // [ErrDiskFull], [ErrReadOnly], [ErrCorrupt], [ErrClosed], and at Open
 // [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL],
 // [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. The driver's error stays wrapped inside. A failed write

@@ -30,10 +30,12 @@ var (
 	// IntegrityError). Nothing is written. It matches ErrNotFound.
 	ErrParentNotFound = fmt.Errorf("%w: no such parent session", ErrNotFound)
 
-	// ErrAmbiguous is returned by ResolveSessionID when a prefix matches
-	// more than one session. It matches ErrNotFound as well, since the
-	// original returns None for both.
-	ErrAmbiguous = fmt.Errorf("%w: ambiguous session id prefix", ErrNotFound)
+	// ErrAmbiguous is matched by the *AmbiguousError ResolveSessionID
+	// returns when a prefix matches more than one session. It does not
+	// match ErrNotFound (the original returns None for both): a caller that
+	// creates a session when none is found must not create one when
+	// several are.
+	ErrAmbiguous = errors.New("store: ambiguous session id prefix")
 
 	// ErrTitleInUse is matched by the *TitleInUseError SetSessionTitle
 	// returns when another session already has the title.
@@ -120,3 +122,32 @@ func (e *TitleInUseError) Error() string {
 
 // Is makes errors.Is(err, ErrTitleInUse) true.
 func (e *TitleInUseError) Is(target error) bool { return target == ErrTitleInUse }
+
+// MaxAmbiguousCandidates is how many of the sessions an ambiguous prefix
+// matches an AmbiguousError lists.
+const MaxAmbiguousCandidates = 20
+
+// AmbiguousError is returned by ResolveSessionID when a prefix matches more
+// than one session. It matches ErrAmbiguous.
+type AmbiguousError struct {
+	Prefix string
+	// Candidates are the sessions the prefix matches, newest first, at most
+	// MaxAmbiguousCandidates of them.
+	Candidates []Session
+	// More is true when the prefix matches more sessions than Candidates
+	// holds.
+	More bool
+}
+
+// Error says how many sessions the prefix matches, e.g. "store: session
+// id prefix "2025" matches 3 sessions" ("21 or more" past the limit).
+func (e *AmbiguousError) Error() string {
+	n := fmt.Sprint(len(e.Candidates))
+	if e.More {
+		n = fmt.Sprintf("%d or more", len(e.Candidates)+1)
+	}
+	return fmt.Sprintf("store: session id prefix %q matches %s sessions", e.Prefix, n)
+}
+
+// Is makes errors.Is(err, ErrAmbiguous) true.
+func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }

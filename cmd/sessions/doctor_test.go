@@ -46,6 +46,7 @@ func TestDoctor(t *testing.T) {
 		"counters              ok",
 		"orphan messages       0",
 		"wal size              0 bytes",
+		"stale temp files      0",
 		"healthy")
 
 	t.Run("Healthy", func(t *testing.T) {
@@ -58,7 +59,8 @@ func TestDoctor(t *testing.T) {
 		v, _, _ := sqlite3.Version()
 		want := obj{"schema_version": 11.0, "sqlite_version": v, "fts5": true, "trigram": true, "integrity": []any{"ok"},
 			"fts":      []any{obj{"table": "messages_fts", "problem": ""}, obj{"table": "messages_fts_trigram", "problem": ""}},
-			"counters": []any{}, "orphan_messages": 0.0, "wal_bytes": 0.0, "ok": true, "problems": []any{}, "rebuilt_fts": false}
+			"counters": []any{}, "orphan_messages": 0.0, "wal_bytes": 0.0, "ok": true, "problems": []any{}, "rebuilt_fts": false,
+			"stale_temp_files": []any{}, "removed_temp_files": []any{}}
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", path, "doctor")); diff != "" {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
 		}
@@ -80,6 +82,7 @@ func TestDoctor(t *testing.T) {
 			"counters              ok",
 			"orphan messages       0",
 			"wal size              0 bytes",
+			"stale temp files      0",
 			"problems:",
 			"  messages_fts: 2 messages missing from the index"),
 			stderr: "sessions: doctor: 1 problem found\n"}
@@ -145,6 +148,7 @@ func TestDoctor(t *testing.T) {
 			"counters              ok",
 			"orphan messages       0",
 			"wal size              0 bytes",
+			"stale temp files      0",
 			"problems:",
 			"  messages_fts: 8 index rows with outdated text",
 			"  messages_fts_trigram: no such table: messages_fts_trigram",

@@ -95,9 +95,13 @@ func TestExport(t *testing.T) {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("export file mode = %v (%v), want 0600", fi.Mode().Perm(), err)
 		}
-		got := sessionsJSON[obj](t, "-db", fixturePath, "export", "--source", "discord", "-o", path)
+		// An existing file is replaced only with --force.
+		got := sessionsJSON[obj](t, "-db", fixturePath, "export", "--source", "discord", "-o", path, "--force")
 		if diff := cmp.Diff(obj{"exported": 1.0, "path": path}, got); diff != "" {
-			t.Errorf("sessions --json export -o (-want +got):\n%s", diff)
+			t.Errorf("sessions --json export -o --force (-want +got):\n%s", diff)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != sessions(t, "-db", fixturePath, "export", "--source", "discord") {
+			t.Errorf("the replaced file holds %q (%v), want the discord export", b, err)
 		}
 	})
 	t.Run("UnknownSession", func(t *testing.T) {
