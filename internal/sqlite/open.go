@@ -19,6 +19,8 @@ import (
 	// The driver. FTS5 is compiled in only with the sqlite_fts5 build tag;
 	// CheckLibrary reports a build without it.
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // DefaultBusyTimeout is the original's connection timeout (sqlite3.connect
@@ -127,15 +129,16 @@ func readerDSN(uri string, c Config) string {
 }
 
 // OpenWriter opens the single writer connection to the state database at path,
-// creating the parent directories (0700) and the file (0600: it holds
-// conversations) when missing. The returned pool holds at most one connection,
+// creating the file (0600: it holds conversations) when missing; its
+// directory must exist (callers create the default location's with
+// dbpath.MakeDefaultDir, and only that one). The returned pool holds at most one connection,
 // kept open for the pool's life, in WAL mode with foreign keys on and the WAL
 // file cut back to [WALSizeLimit] after it grew past it.
 //
-// It fails with an error matching [ErrNotDatabase], [ErrCantOpen],
-// [ErrReadOnly], [ErrBusy] (the lock needed to switch a new file to WAL stayed
-// taken for the whole retry budget), [ErrNotWAL], [ErrNoFTS5] or
-// [ErrSQLiteVersion].
+// It fails with an error matching dbpath.ErrNoDirectory, [ErrNotDatabase],
+// [ErrCantOpen], [ErrReadOnly], [ErrBusy] (the lock needed to switch a new
+// file to WAL stayed taken for the whole retry budget), [ErrNotWAL],
+// [ErrNoFTS5] or [ErrSQLiteVersion].
 func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := checkLinkedLibrary(); err != nil {
 		return nil, err
@@ -147,8 +150,8 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create directory for %s: %w", path, err)
+	if err := dbpath.DirExists(path); err != nil {
+		return nil, err
 	}
 	if err := ensureFile(ctx, path); err != nil {
 		return nil, err
