@@ -156,6 +156,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		created, err := sqlite.EnsureFile(ctx, o.path)
+		if err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(stdout, "created new database %s\n", o.path)
+		}
 	}
 	// The same connection setup as store.Open: WAL, foreign keys, busy
 	// timeout, synchronous=FULL, BEGIN IMMEDIATE, the same retry budget.
@@ -164,9 +171,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer w.Close()
-	if !exists {
-		fmt.Fprintf(stdout, "created new database %s\n", o.path)
-	}
 	m, err := migrations.New(w, &migrations.Options{DryRun: o.dryRun, Logger: logger})
 	if err != nil {
 		return err

@@ -153,7 +153,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := dbpath.DirExists(path); err != nil {
 		return nil, err
 	}
-	if err := ensureFile(ctx, path); err != nil {
+	if _, err := EnsureFile(ctx, path); err != nil {
 		return nil, err
 	}
 	if err := checkFile(path, true); err != nil {
@@ -302,39 +302,49 @@ func notADirectory(path string) error {
 	return nil
 }
 
-// ensureFile creates a missing database file whole, so that no state.db of
+// EnsureFile creates a missing database file whole, so that no state.db of
 // ours is ever seen empty: SQLite creates it under a temporary name beside
 // path (through SQLite itself, never an os descriptor; see the package doc),
 // WAL mode writes its first page, it is closed and made private to the user
 // (its -wal and -shm files copy its permissions), and only then is it linked
 // to path. A link fails when path exists, so two processes creating the
 // file at once both end up with the one that got there first. A file that
-// already exists keeps its permissions.
-func ensureFile(ctx context.Context, path string) error {
+// already exists keeps its permissions. It reports whether this call
+// created the file (OpenWriter calls it too; a caller that must say so, as
+// cmd/migrate does, calls it first).
+func EnsureFile(ctx context.Context, path string) (created bool, err error) {
 	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return false, err
+	}
+	if err := checkLinkedLibrary(); err != nil {
+		return false, err
+	}
+	if err := dbpath.DirExists(path); err != nil {
+		return false, err
 	}
 	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), rand.Uint64())
 	defer os.Remove(tmp)
 	if err := createWAL(ctx, tmp); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create %s: %w", path, err)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create %s: %w", path, err)
 	}
-	err := os.Link(tmp, path)
+	err = os.Link(tmp, path)
 	switch {
-	case err == nil || errors.Is(err, fs.ErrExist):
-		return nil
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
 	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP):
 		// A filesystem without hard links: rename, which cannot refuse an
 		// existing path, after one more look.
 		if _, err := os.Stat(path); err == nil {
-			return nil
+			return false, nil
 		}
-		return os.Rename(tmp, path)
+		return true, os.Rename(tmp, path)
 	default:
-		return fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create %s: %w", path, err)
 	}
 }
 
@@ -364,7 +374,7 @@ func createWAL(ctx context.Context, path string) error {
 // checkFile refuses, before SQLite touches it, a file SQLite would silently
 // take for something else: an empty (0-byte) file, which SQLite treats as a
 // new database and would write a schema into (the store never leaves one
-// behind, see ensureFile; one left by another program or a failed copy is
+// behind, see EnsureFile; one left by another program or a failed copy is
 // reported, not overwritten); and, for a writer, a file or directory the
 // process may not write, which SQLite would open read-only and fail on at
 // the first write.
