@@ -22,7 +22,7 @@ var (
 	// below SchemaVersionLatest: a read-only store cannot migrate it, and
 	// its reads would fail on the columns it lacks. The message names the
 	// version and the command that upgrades it (migrate -db PATH up).
-	ErrOlderSchema = errors.New("store: database schema is older than this build")
+	ErrOlderSchema = errors.New("database schema is older than this build")
 
 	// ErrNoDirectory is returned by Open for an explicit path whose
 	// directory does not exist ("no such directory: DIR"): only the default
@@ -37,13 +37,13 @@ var (
 
 // newerSchemaError is ErrNewerSchema for the file at path, at version v.
 func newerSchemaError(path string, v int64) error {
-	return fmt.Errorf("%w: %s is at schema version %d, newer than this build's %d (a newer Hermes wrote it); nothing was changed. "+
+	return fmt.Errorf("store: %w: %s is at schema version %d, newer than this build's %d (a newer Hermes wrote it); nothing was changed. "+
 		"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)",
 		ErrNewerSchema, path, v, SchemaVersionLatest)
 }
 
 // olderSchemaError is ErrOlderSchema for the file at path, at version v.
 func olderSchemaError(path string, v int64) error {
-	return fmt.Errorf("%w: %s is at schema version %d, this build reads version %d; upgrade it first: migrate -db %s up",
+	return fmt.Errorf("store: %w: %s is at schema version %d, this build reads version %d; upgrade it first: migrate -db %s up",
 		ErrOlderSchema, path, v, SchemaVersionLatest, path)
 }

@@ -113,6 +113,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if !o.SkipMigrations && !newer {
 		if err := s.migrate(ctx); err != nil {
 			w.Close()
+			if errors.Is(err, ErrNewerSchema) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
 	}
@@ -145,7 +148,7 @@ func (s *Store) checkNewer(ctx context.Context, cfg sqlite.Config) (bool, error)
 	case v <= SchemaVersionLatest:
 		return false, nil
 	case !s.opts.WriteNewerSchema:
-		return false, fmt.Errorf("store: %w", newerSchemaError(s.path, v))
+		return false, newerSchemaError(s.path, v)
 	}
 	s.log.WarnContext(ctx, "writing a database a newer Hermes wrote (Options.WriteNewerSchema); not migrated",
 		slog.String("path", s.path), slog.Int64("version", v))
@@ -161,12 +164,13 @@ func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, er
 		return nil, fmt.Errorf("store: open read-only: %w", err)
 	}
 	v, err := migrations.ReadVersion(ctx, r)
-	if err == nil && v < SchemaVersionLatest {
-		err = olderSchemaError(s.path, v)
-	}
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("store: %w", err)
+	}
+	if v < SchemaVersionLatest {
+		r.Close()
+		return nil, olderSchemaError(s.path, v)
 	}
 	s.r = r
 	return s, nil
