@@ -159,4 +159,3 @@ func TestReadOnlyReads(t *testing.T) {
 		t.Errorf("read-only store's last tg message = %d %q, want %d \"written later\"", last.ID, deref(last.Content), id)
 	}
 }
-
