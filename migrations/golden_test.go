@@ -24,7 +24,7 @@ func TestNewFileIsTheOriginals(t *testing.T) {
 	if res.From != 0 || res.To != Latest || len(res.Migrations) != 0 {
 		t.Errorf("Up = %+v, want 0 → %d without goose migrations", res, Latest)
 	}
-	want := dbtest.ReadLayout(t, dbtest.Testdata("state-v11-fresh.db"))
+	want := dbtest.ReadLayout(t, dbtest.CopyFixture(t, "state-v11-fresh.db"))
 	if diff := cmp.Diff(want, dbtest.ReadLayout(t, path)); diff != "" {
 		t.Errorf("new file differs from the original's (-original +ours):\n%s", diff)
 	}

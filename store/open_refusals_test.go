@@ -227,7 +227,7 @@ func TestOpenMakesTheOriginalsFile(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(dbtest.ReadLayout(t, dbtest.Testdata("state-v11-fresh.db")), dbtest.ReadLayout(t, path)); diff != "" {
+		if diff := cmp.Diff(dbtest.ReadLayout(t, dbtest.CopyFixture(t, "state-v11-fresh.db")), dbtest.ReadLayout(t, path)); diff != "" {
 			t.Errorf("(-original +ours):\n%s", diff)
 		}
 	})

@@ -35,7 +35,8 @@ type Layout struct {
 }
 
 // ReadLayout reads the Layout of the database at path through a read-only
-// connection.
+// connection (which may create its -wal and -shm: never pass a fixture in
+// testdata, pass a copy).
 func ReadLayout(t testing.TB, path string) Layout {
 	t.Helper()
 	db, err := sql.Open("sqlite3", (&url.URL{Scheme: "file", Path: path}).String()+"?mode=ro")
