@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -209,9 +210,7 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		t.Parallel()
 		// At 5 with one of v6's three columns: adoption adds the other two
 		// after it, in the migration's order.
-		db := openNew(t)
-		migrateTo(t, db, 5)
-		dbtest.Exec(t, db, `ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`)
+		db := v5WithReasoningDetails(t)
 		res := upTo(t, db, Latest-1)
 		if diff := cmp.Diff(append(adoptedNames(6, 6), upNames(7, Latest-1)...), resultNames(res.Migrations)); diff != "" {
 			t.Errorf("UpTo results (-want +got):\n%s", diff)
@@ -229,9 +228,7 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		t.Parallel()
 		// The same file through Up: the original's _reconcile_columns adds
 		// each missing column in SCHEMA_SQL's order, after what is there.
-		db := openNew(t)
-		migrateTo(t, db, 5)
-		dbtest.Exec(t, db, `ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`)
+		db := v5WithReasoningDetails(t)
 		res := upgradedOnce(t, context.Background(), newMigrator(t, db, nil), 5)
 		wantChanges := []string{
 			"create table state_meta",
@@ -255,4 +252,13 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 			t.Errorf("messages columns (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// v5WithReasoningDetails is a v5 file holding one of v6's three columns.
+func v5WithReasoningDetails(t *testing.T) *sql.DB {
+	t.Helper()
+	db := openNew(t)
+	migrateTo(t, db, 5)
+	dbtest.Exec(t, db, `ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`)
+	return db
 }

@@ -128,18 +128,6 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 	// A v4 file the migrations built lacks state_meta and the columns of
 	// v5…v9; the original adds them in declaration order.
 	fromV4 := []string{
-		"create table state_meta",
-		"add column sessions.cache_read_tokens",
-		"add column sessions.cache_write_tokens",
-		"add column sessions.reasoning_tokens",
-		"add column sessions.billing_provider",
-		"add column sessions.billing_base_url",
-		"add column sessions.billing_mode",
-		"add column sessions.estimated_cost_usd",
-		"add column sessions.actual_cost_usd",
-		"add column sessions.cost_status",
-		"add column sessions.cost_source",
-		"add column sessions.pricing_version",
 		"add column sessions.api_call_count",
 		"add column messages.reasoning",
 		"add column messages.reasoning_content",
@@ -147,7 +135,7 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 		"add column messages.codex_reasoning_items",
 		"add column messages.codex_message_items",
 	}
-	wouldUpgrade := upgraded(4, fromV4, v11Step)
+	wouldUpgrade := upgraded(4, []string{"create table state_meta"}, v5Columns, fromV4, v11Step)
 	wouldUpgrade[0] = strings.Replace(wouldUpgrade[0], "upgraded   ", "would upgrade", 1)
 	dryRunUp := text(wouldUpgrade, "dry run: nothing was written; schema version 4")
 
@@ -606,19 +594,7 @@ func TestLegacyFixtures(t *testing.T) {
 		fixture string
 		want    string
 	}{
-		{"state-v1.db", text(upgraded(1, []string{
-			"create table state_meta",
-			"add column sessions.cache_read_tokens",
-			"add column sessions.cache_write_tokens",
-			"add column sessions.reasoning_tokens",
-			"add column sessions.billing_provider",
-			"add column sessions.billing_base_url",
-			"add column sessions.billing_mode",
-			"add column sessions.estimated_cost_usd",
-			"add column sessions.actual_cost_usd",
-			"add column sessions.cost_status",
-			"add column sessions.cost_source",
-			"add column sessions.pricing_version",
+		{"state-v1.db", text(upgraded(1, []string{"create table state_meta"}, v5Columns, []string{
 			"add column sessions.title",
 			"add column sessions.api_call_count",
 			"add column messages.finish_reason",

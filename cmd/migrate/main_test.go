@@ -262,6 +262,22 @@ var v11Step = []string{
 	"set schema version 11",
 }
 
+// v5Columns are the billing columns v5 added to sessions, as the upgrade
+// adds them.
+var v5Columns = []string{
+	"add column sessions.cache_read_tokens",
+	"add column sessions.cache_write_tokens",
+	"add column sessions.reasoning_tokens",
+	"add column sessions.billing_provider",
+	"add column sessions.billing_base_url",
+	"add column sessions.billing_mode",
+	"add column sessions.estimated_cost_usd",
+	"add column sessions.actual_cost_usd",
+	"add column sessions.cost_status",
+	"add column sessions.cost_source",
+	"add column sessions.pricing_version",
+}
+
 // upgraded returns the lines of an up from version from: the summary, then
 // each change.
 func upgraded(from int, changes ...[]string) []string {

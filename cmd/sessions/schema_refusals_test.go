@@ -19,20 +19,6 @@ func copyTo(t *testing.T, name string) string {
 	return dbtest.CopyFile(t, dbtest.Testdata(name), filepath.Join(t.TempDir(), "state.db"))
 }
 
-// names lists dir.
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{}
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // TestNewerSchemaFile runs the commands on a copy of a file upstream Hermes
 // wrote at schema version 21: the reading commands read it (exact output),
 // the writing commands refuse with store.ErrNewerSchema's line, exit 1, and
@@ -89,7 +75,7 @@ func TestNewerSchemaFile(t *testing.T) {
 		" is at schema version 21, newer than this build's 11 (a newer Hermes wrote it); nothing was changed. " +
 		"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)"
 	dir := filepath.Dir(path)
-	files := names(t, dir)
+	files := dbtest.DirNames(t, dir)
 	input := filepath.Join(t.TempDir(), "in.jsonl")
 	if err := os.WriteFile(input, []byte(`{"id":"new","source":"cli","started_at":1.0,"messages":[]}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -99,7 +85,7 @@ func TestNewerSchemaFile(t *testing.T) {
 		if dbtest.FileHash(t, path) != before {
 			t.Fatalf("sessions %s changed the file", strings.Join(args, " "))
 		}
-		if diff := cmp.Diff(files, names(t, dir)); diff != "" {
+		if diff := cmp.Diff(files, dbtest.DirNames(t, dir)); diff != "" {
 			t.Fatalf("sessions %s: files beside it (-before +after):\n%s", strings.Join(args, " "), diff)
 		}
 	}
@@ -148,15 +134,15 @@ func TestDatabaseArgument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cwd := names(t, wd)
+	cwd := dbtest.DirNames(t, wd)
 	failure(t, 2, []string{
 		"sessions: list: -db postgres://host/db: is a URL, not a file path: this build stores the state database in a SQLite file and has no backend for URLs",
 		"usage: sessions list [-db PATH] [--json] [--source S] [--exclude-source S]... [--limit N] [--offset N] [--all] (-h for help)",
 	}, "-db", "postgres://host/db", "list")
-	if diff := cmp.Diff([]string{}, names(t, root)); diff != "" {
+	if diff := cmp.Diff([]string{}, dbtest.DirNames(t, root)); diff != "" {
 		t.Errorf("created (-want +got):\n%s", diff)
 	}
-	if got := names(t, wd); !slices.Equal(cwd, got) {
+	if got := dbtest.DirNames(t, wd); !slices.Equal(cwd, got) {
 		t.Errorf("the working directory changed: %q, then %q", cwd, got)
 	}
 }

@@ -110,3 +110,18 @@ func WALSize(t testing.TB, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// DirNames lists the names in dir, sorted (an empty, non-nil slice for an
+// empty directory): what a test compares to show a command created nothing.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
