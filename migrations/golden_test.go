@@ -31,6 +31,19 @@ func TestNewFileIsTheOriginals(t *testing.T) {
 	if got := dbtest.Value[int64](t, openWriter(t, path), "SELECT version FROM schema_version"); got != Latest {
 		t.Errorf("version %d, want %d", got, Latest)
 	}
+	// goose's history: every version applied.
+	st, err := newMigrator(t, openWriter(t, path), nil).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range st {
+		if s.Version != int64(i+1) || s.Name != dbtest.MigrationNames[i] || !s.Applied {
+			t.Errorf("status %d = %+v, want %s applied", i, s, dbtest.MigrationNames[i])
+		}
+	}
+	if len(st) != int(Latest) {
+		t.Errorf("%d statuses, want %d", len(st), Latest)
+	}
 }
 
 // TestLegacyFilesBecomeTheOriginals: every legacy file, migrated by Up,
