@@ -222,7 +222,7 @@ func TestUsageErrors(t *testing.T) {
 			if diff := cmp.Diff("migrate: "+tt.msg+"\n"+usageLine+"\n", r.stderr); diff != "" {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Errorf("files created (-want +got):\n%s", diff)
 			}
 		})
@@ -239,7 +239,7 @@ func TestUsageErrors(t *testing.T) {
 		if diff := cmp.Diff("migrate: flag provided but not defined: -force\n"+usageLine+"\n", r.stderr); diff != "" {
 			t.Errorf("stderr (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -259,7 +259,7 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("help does not mention %q", cmd)
 			}
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -298,7 +298,7 @@ func TestFailures(t *testing.T) {
 			if dbtest.FileHash(t, path) != before {
 				t.Error("the file was changed")
 			}
-			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Errorf("files in the directory (-want +got):\n%s", diff)
 			}
 		})
@@ -319,10 +319,10 @@ func TestFailures(t *testing.T) {
 				t.Errorf("message %q does not contain %q", line, want)
 			}
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files in the directory (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, path)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, path)); diff != "" {
 			t.Errorf("files created in the directory named like the database (-want +got):\n%s", diff)
 		}
 	})
@@ -338,7 +338,7 @@ func TestFailures(t *testing.T) {
 				t.Errorf("message %q does not contain %q", line, want)
 			}
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -358,7 +358,7 @@ func TestFailures(t *testing.T) {
 		if dbtest.FileHash(t, path) != before {
 			t.Error("the file was changed")
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files in the directory (-want +got):\n%s", diff)
 		}
 	})
@@ -379,7 +379,7 @@ func TestFailures(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Fatalf("files after setup (-want +got):\n%s", diff)
 		}
 		before := dbtest.FileHash(t, path)
@@ -405,7 +405,7 @@ func TestFailures(t *testing.T) {
 			if dbtest.FileHash(t, path) != before {
 				t.Fatalf("migrate %s changed the file", strings.Join(args, " "))
 			}
-			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(args, " "), diff)
 			}
 		}
@@ -438,7 +438,7 @@ func TestFailures(t *testing.T) {
 				t.Errorf("migrate %s: exit %d, stdout %q, stderr %q; want 1 and %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
 			}
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -453,7 +453,7 @@ func TestFailures(t *testing.T) {
 		if r.code != 2 || r.stdout != "" || r.stderr != want {
 			t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", r.code, r.stdout, r.stderr, want)
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -480,7 +480,7 @@ func TestFailures(t *testing.T) {
 				t.Errorf("migrate %s: exit %d, stdout %q, stderr %q; want %d, %q, %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.out, c.errln)
 			}
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -496,7 +496,7 @@ func TestFailures(t *testing.T) {
 		if got := mustMigrate(t, "-db", path, "version"); got != "0\n" {
 			t.Errorf("version output = %q, want %q", got, "0\n")
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("status/version created files (-want +got):\n%s", diff)
 		}
 	})
@@ -669,7 +669,7 @@ func TestVersionFlag(t *testing.T) {
 			!strings.HasPrefix(lines[4], "sqlite  3.") || !strings.HasSuffix(lines[4], ", FTS5 yes, trigram yes") || lines[5] != "schema  version 11" {
 			t.Errorf("migrate %s output:\n%s", flag, r.stdout)
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	}
@@ -705,7 +705,7 @@ func TestUpstreamNewerFile(t *testing.T) {
 		if dbtest.FileHash(t, path) != before {
 			t.Fatalf("migrate %s changed the file", strings.Join(c.args, " "))
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(c.args, " "), diff)
 		}
 	}

@@ -461,20 +461,6 @@ var freshObjects = []string{
 	"trigger messages_fts_update",
 }
 
-// dirEntries lists the names in dir.
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{}
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // envWithout returns the test's environment without the named variables,
 // plus extra.
 func envWithout(names []string, extra ...string) []string {
