@@ -16,9 +16,9 @@ type Message struct {
 	TokenCount          *int64
 	FinishReason        *string
 	Reasoning           *string
+	ReasoningContent    *string
 	ReasoningDetails    *string
 	CodexReasoningItems *string
-	ReasoningContent    *string
 	CodexMessageItems   *string
 }
 
@@ -49,7 +49,6 @@ type Session struct {
 	ToolCallCount    *int64
 	InputTokens      *int64
 	OutputTokens     *int64
-	Title            *string
 	CacheReadTokens  *int64
 	CacheWriteTokens *int64
 	ReasoningTokens  *int64
@@ -61,6 +60,7 @@ type Session struct {
 	CostStatus       *string
 	CostSource       *string
 	PricingVersion   *string
+	Title            *string
 	APICallCount     *int64
 }
 

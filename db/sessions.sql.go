@@ -104,7 +104,7 @@ func (q *Queries) SessionAddTokens(ctx context.Context, db DBTX, arg SessionAddT
 }
 
 const sessionBrowse = `-- name: SessionBrowse :many
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.title, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
     CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
 FROM sessions s
 LEFT JOIN (
@@ -153,7 +153,6 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.ToolCallCount,
 			&i.Session.InputTokens,
 			&i.Session.OutputTokens,
-			&i.Session.Title,
 			&i.Session.CacheReadTokens,
 			&i.Session.CacheWriteTokens,
 			&i.Session.ReasoningTokens,
@@ -165,6 +164,7 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.CostStatus,
 			&i.Session.CostSource,
 			&i.Session.PricingVersion,
+			&i.Session.Title,
 			&i.Session.APICallCount,
 			&i.LastActive,
 		); err != nil {
@@ -318,7 +318,7 @@ func (q *Queries) SessionExists(ctx context.Context, db DBTX, id string) (bool, 
 }
 
 const sessionGet = `-- name: SessionGet :one
-SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, api_call_count FROM sessions WHERE id = ?1
+SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count FROM sessions WHERE id = ?1
 `
 
 // SessionGet returns one session by exact id. Timestamps are REAL epoch
@@ -342,7 +342,6 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.ToolCallCount,
 		&i.InputTokens,
 		&i.OutputTokens,
-		&i.Title,
 		&i.CacheReadTokens,
 		&i.CacheWriteTokens,
 		&i.ReasoningTokens,
@@ -354,6 +353,7 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.CostStatus,
 		&i.CostSource,
 		&i.PricingVersion,
+		&i.Title,
 		&i.APICallCount,
 	)
 	return i, err

@@ -26,10 +26,6 @@ var (
 	// directory, named pipe, socket or device node): only a regular file
 	// is ever replaced.
 	ErrNotRegular = publish.ErrNotRegular
-
-	// ErrNoDirectory is returned by Backup when the target's directory
-	// does not exist; nothing is created.
-	ErrNoDirectory = publish.ErrNoDirectory
 )
 
 // BackupOptions configure Backup. The zero value writes a new file only.

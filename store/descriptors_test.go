@@ -38,6 +38,8 @@ var descriptorAllowed = []allowedUse{
 		"test helper: creates the copy in a new t.TempDir() before any connection opens it"},
 	{"internal/dbtest/dbtest.go", "LegacyFile", "os.ReadFile",
 		"test helper: reads a SQL script in testdata/legacy, not a database"},
+	{"internal/dbtest/layout.go", "GoldenLayout", "os.ReadFile",
+		"test helper: reads a golden JSON file in testdata/golden, not a database"},
 	{"internal/dbtest/files.go", "CopyFile", "os.ReadFile",
 		"test helper: reads a closed database (a fixture or a file whose store is closed) that no connection of the test has open"},
 	{"internal/dbtest/files.go", "CopyFile", "os.OpenFile",

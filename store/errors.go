@@ -6,7 +6,6 @@ import (
 
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
-	"github.com/hermesstate/hermesstate/migrations"
 )
 
 // Errors returned by the store, matched with errors.Is. Each wraps the
@@ -100,11 +99,6 @@ var (
 
 	// ErrNotWAL is returned by Open when the file cannot be put in WAL mode.
 	ErrNotWAL = sqlite.ErrNotWAL
-
-	// ErrNewerSchema is what migrations report for a database written by a
-	// newer Hermes. Open does not return it: it opens such a file for use
-	// without migrating it, as the original does.
-	ErrNewerSchema = migrations.ErrNewerSchema
 )
 
 // TitleInUseError is returned by SetSessionTitle when another session holds

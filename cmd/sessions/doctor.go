@@ -28,7 +28,8 @@ var doctorCommand = command{
 				return err
 			}
 			s, err := openExisting(ctx, e, !*fixFTS)
-			if errors.Is(err, errNoDatabase) {
+			if errors.Is(err, errNoDatabase) || errors.Is(err, store.ErrOlderSchema) || errors.Is(err, store.ErrNewerSchema) {
+				// The same line as every other command: exit 1.
 				return err
 			}
 			if err != nil {

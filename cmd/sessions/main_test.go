@@ -62,6 +62,11 @@ func runTests(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	sessionsBin = filepath.Join(dir, "sessions")
 	fixturePath = filepath.Join(dir, "fixture", "state.db")
+	// store.Open creates directories only for the default location.
+	if err := os.Mkdir(filepath.Dir(fixturePath), 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	wg.Go(func() { errs[0] = goBuild(sessionsBin) })

@@ -126,7 +126,9 @@ func TestImportRoundTrip(t *testing.T) {
 	if err := os.WriteFile(file, []byte(exported), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fresh := filepath.Join(dir, "new", "state.db") // the directory too is created
+	// A new file in an existing directory (an explicit -db's directory must
+	// exist; only the default location's are created).
+	fresh := filepath.Join(dir, "state.db")
 
 	if got, want := sessions(t, "-db", fresh, "import", file), "created 7 sessions (10 messages), skipped 0 already present, retitled 0, unparented 0\n"; got != want {
 		t.Errorf("first import: %q, want %q", got, want)

@@ -9,8 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"unicode/utf8"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // Errors of Check, Create and Commit, matched with errors.Is. Each is
@@ -26,8 +27,9 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 
 	// ErrNoDirectory is a target whose directory does not exist, e.g.
-	// "no such directory: /backups/2026".
-	ErrNoDirectory = errors.New("no such directory")
+	// "no such directory: /backups/2026": the same sentinel as an explicit
+	// database path's (dbpath.ErrNoDirectory).
+	ErrNoDirectory = dbpath.ErrNoDirectory
 )
 
 // TempPrefix starts the name of every temporary file the package creates:
@@ -44,15 +46,8 @@ const maxBaseInName = 64
 // returns an error matching ErrNoDirectory, ErrExists or ErrNotRegular, or
 // the file system's error for a directory it cannot look at.
 func Check(target string, force bool) error {
-	dir := filepath.Dir(target)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("%w: %s", ErrNoDirectory, dir)
-	case err != nil:
+	if err := dbpath.DirExists(target); err != nil {
 		return err
-	case !fi.IsDir():
-		return fmt.Errorf("%w: %s", ErrNoDirectory, dir)
 	}
 	return checkTarget(target, force)
 }
