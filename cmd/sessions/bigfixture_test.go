@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -22,6 +23,9 @@ const bigSessions = 20000
 // export half-way.
 var bigFixture = sync.OnceValues(func() (string, error) {
 	path := filepath.Join(filepath.Dir(filepath.Dir(fixturePath)), "big", "state.db")
+	if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
 	s, err := store.Open(context.Background(), path, nil) // the schema, through the store
 	if err != nil {
 		return "", err

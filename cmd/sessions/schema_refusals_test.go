@@ -80,7 +80,10 @@ func TestNewerSchemaFile(t *testing.T) {
 	if err := os.WriteFile(input, []byte(`{"id":"new","source":"cli","started_at":1.0,"messages":[]}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"import", input}, {"prune", "--older-than", "1h"}, {"vacuum"}, {"doctor", "--fix-fts"}} {
+	for _, args := range [][]string{
+		{"import", input}, {"prune", "--older-than", "1h", "--yes"}, {"delete", "--yes", "fx21-gw"},
+		{"rename", "fx21-gw", "new title"}, {"vacuum"}, {"doctor", "--fix-fts"},
+	} {
 		failure(t, 1, []string{refused}, append([]string{"-db", path}, args...)...)
 		if dbtest.FileHash(t, path) != before {
 			t.Fatalf("sessions %s changed the file", strings.Join(args, " "))

@@ -137,12 +137,12 @@ func TestPublish(t *testing.T) {
 		top := t.TempDir()
 		file := filepath.Join(top, "file")
 		write(t, file, "x")
-		for target, dir := range map[string]string{
-			filepath.Join(top, "a", "b", "out"): filepath.Join(top, "a", "b"),
-			filepath.Join(file, "out"):          file,
+		for target, want := range map[string]string{
+			filepath.Join(top, "a", "b", "out"): "no such directory: " + filepath.Join(top, "a", "b"),
+			filepath.Join(file, "out"):          "no such directory: " + file + " (not a directory)",
 		} {
 			err := publish(t, target, "x", true)
-			if want := "no such directory: " + dir; !errors.Is(err, ErrNoDirectory) || err.Error() != want {
+			if !errors.Is(err, ErrNoDirectory) || err.Error() != want {
 				t.Errorf("publish %s: %v, want %q (ErrNoDirectory)", target, err, want)
 			}
 		}
