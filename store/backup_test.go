@@ -370,3 +370,58 @@ func TestBackupProgress(t *testing.T) {
 		t.Errorf("Progress: %d calls, last (%d, %d); want the copy's %d bytes against %d in use", calls, last, total, fi.Size(), pages.UsedBytes())
 	}
 }
+
+// TestBackupNeverReplacesAFileThatAppears creates a file at the target
+// while Backup runs (from its progress callback, which runs before the
+// copy is put in place): without Force the backup fails with ErrExists
+// and the newcomer keeps its bytes; with Force a symbolic link that
+// appears is refused with ErrNotRegular and left as it is. No temporary
+// file stays behind either way.
+func TestBackupNeverReplacesAFileThatAppears(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t, quick(&Options{Now: fixtureClock()}))
+	fillExportFixture(t, s)
+	for _, tt := range []struct {
+		name   string
+		force  bool
+		appear func(path string) error
+		want   error
+	}{
+		{"File", false, func(path string) error { return os.WriteFile(path, []byte("newcomer"), 0o600) }, ErrExists},
+		{"SymlinkForced", true, func(path string) error {
+			kept := filepath.Join(filepath.Dir(path), "kept")
+			if err := os.WriteFile(kept, []byte("newcomer"), 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(kept, path)
+		}, ErrNotRegular},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "backup.db")
+			var appeared error
+			once := false
+			err := s.Backup(t.Context(), path, BackupOptions{Force: tt.force, Progress: func(int64, int64) {
+				if !once {
+					once, appeared = true, tt.appear(path)
+				}
+			}})
+			if appeared != nil || !once {
+				t.Fatalf("the newcomer did not appear (called %v): %v", once, appeared)
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Backup = %v, want %v", err, tt.want)
+			}
+			if b, err := os.ReadFile(path); err != nil || string(b) != "newcomer" {
+				t.Errorf("the newcomer holds %q, %v; want it untouched", b, err)
+			}
+			want := []string{"backup.db"}
+			if tt.force {
+				want = []string{"backup.db", "kept"}
+			}
+			if diff := cmp.Diff(want, dirNames(t, dir)); diff != "" {
+				t.Errorf("files in the directory (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
