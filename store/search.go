@@ -127,7 +127,7 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	case fts.RouteLike:
 		args[6] = q.Anchor
 		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
-			stmt, args[0] = searchLikeSQL, likePattern(q.Groups[0].All[0])
+			stmt, args[0] = searchLikeSQL, q.Groups[0].All[0].Pattern
 		} else {
 			stmt, args[0] = searchLikeGroupsSQL, likeGroupsJSON(q.Groups)
 		}
@@ -190,9 +190,6 @@ func jsonList(items []string, emptyMeansNone bool) any {
 	return *jsonArray(items)
 }
 
-// likePattern is a literal term as a LIKE pattern matching it anywhere.
-func likePattern(term string) string { return "%" + fts.EscapeLike(term) + "%" }
-
 // likeGroupsJSON encodes the LIKE groups for searchLikeGroupsSQL.
 func likeGroupsJSON(groups []fts.LikeGroup) string {
 	type group struct {
@@ -203,10 +200,10 @@ func likeGroupsJSON(groups []fts.LikeGroup) string {
 	for i, g := range groups {
 		out[i] = group{All: make([]string, len(g.All)), None: make([]string, len(g.None))}
 		for j, t := range g.All {
-			out[i].All[j] = likePattern(t)
+			out[i].All[j] = t.Pattern
 		}
 		for j, t := range g.None {
-			out[i].None[j] = likePattern(t)
+			out[i].None[j] = t.Pattern
 		}
 	}
 	b, _ := json.Marshal(out) // strings and slices always marshal

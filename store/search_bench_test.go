@@ -193,7 +193,7 @@ func srchBareStatement(b *testing.B, query string, opts SearchOptions) (string, 
 	case fts.RouteLike:
 		args[6] = q.Anchor
 		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
-			args[0] = likePattern(q.Groups[0].All[0])
+			args[0] = q.Groups[0].All[0].Pattern
 			return searchLikeSQL, args
 		}
 		args[0] = likeGroupsJSON(q.Groups)
