@@ -5,7 +5,7 @@
 // [Parse] is the entry point; it returns a final [Plan], everything an
 // engine needs, so that every engine runs the same query language with the
 // same sanitiser and the same CJK routing, and brings only its own
-// statements (the SQLite ones are in store). Its [Route] is
+// statements (the SQLite ones are in internal/sqlitesearch). Its [Route] is
 // one of [RouteUnicode61] (an FTS5 MATCH expression for messages_fts),
 // [RouteTrigram] (one for messages_fts_trigram), [RouteLike] (a substring
 // scan, described by groups of type [LikeGroup] and the snippet's anchor) or
