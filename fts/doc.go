@@ -1,11 +1,22 @@
 // Package fts turns what a user types into the search box into a search
-// plan for the session store: which index to use and the query to run on
-// it. It is pure: it never touches a database.
+// plan for the session store: which index to use and what to look for on
+// it. It is pure: it never touches a database, and it writes no statement.
 //
-// [Parse] is the entry point; it returns a [Query] whose [Route] is one of
-// [RouteUnicode61] (an FTS5 MATCH on messages_fts), [RouteTrigram] (an FTS5
-// MATCH on messages_fts_trigram), [RouteLike] (a LIKE scan, described by
-// groups of type [LikeGroup]) or [RouteNone] (nothing to search for).
+// [Parse] is the entry point; it returns a final [Plan], everything an
+// engine needs, so that every engine runs the same query language with the
+// same sanitiser and the same CJK routing, and brings only its own
+// statements (the SQLite ones are in internal/sqlitesearch). Its [Route] is
+// one of [RouteUnicode61] (an FTS5 MATCH expression for messages_fts),
+// [RouteTrigram] (one for messages_fts_trigram), [RouteLike] (a substring
+// scan, described by groups of type [LikeGroup] and the snippet's anchor) or
+// [RouteNone] (nothing to search for). The LIKE groups come normalised
+// (operators folded, every group with a positive term), and each term comes
+// both as its literal text and as an escaped LIKE pattern ([LikeTerm]): the
+// text for an engine that matches substrings without LIKE and for the
+// anchor, the pattern for one that uses LIKE ... ESCAPE '\'. What the plan
+// leaves to an engine is only how it writes the statement: how it binds the
+// groups and the filters, and which statement shape it picks.
+//
 // [Sanitize] is the Python original's sanitiser, reproduced exactly;
 // [IsCJK], [ContainsCJK] and [CountCJK] are its CJK helpers; [EscapeLike]
 // escapes LIKE patterns as it does.
@@ -86,9 +97,11 @@
 //   - Otherwise (fewer CJK characters than a trigram needs): the LIKE scan.
 //     The words are split at OR into groups ([LikeGroup]), which are
 //     ORed; within a group the words are ANDed, a word after NOT must be
-//     absent and AND only separates. Terms are literal substrings
-//     (100%完成 looks for the '%'). 广西 OR 桂林 OR 漓江 OR 旅游 is four
-//     groups of one term.
+//     absent and AND only separates; a group left without a positive term
+//     is dropped. Terms are literal substrings (100%完成 looks for the '%':
+//     its pattern is %100\%完成%). 广西 OR 桂林 OR 漓江 OR 旅游 is four
+//     groups of one term. The snippet is centred on the first occurrence of
+//     the first group's first term, the anchor.
 //
 // U+3000, the ideographic space, is one of the CJK code points: a query
 // with it takes one of the CJK routes even when its words have no CJK.

@@ -22,15 +22,28 @@ func ExampleSanitize() {
 	// foo:bar → foo:bar
 }
 
-// Parse picks the index and builds a query SQLite always accepts.
+// Parse picks the index and builds a query SQLite always accepts; for the
+// LIKE scan it gives each alternative's terms as escaped patterns.
 func ExampleParse() {
-	for _, q := range []string{"docker OR kubernetes", "foo:bar", "a AND OR b", "记忆系统 OR 断裂连接", "广西 OR 桂林", "***"} {
+	for _, q := range []string{"docker OR kubernetes", "foo:bar", "a AND OR b", "记忆系统 OR 断裂连接", "广西 OR 桂林", "100%完成 NOT 通信", "***"} {
 		p := fts.Parse(q)
 		switch p.Route {
 		case fts.RouteUnicode61, fts.RouteTrigram:
 			fmt.Printf("%s: %s MATCH %s\n", q, p.Route, p.Match)
 		case fts.RouteLike:
-			fmt.Printf("%s: %s %v\n", q, p.Route, p.Groups)
+			fmt.Printf("%s: %s", q, p.Route)
+			for i, g := range p.Groups {
+				if i > 0 {
+					fmt.Print(" OR")
+				}
+				for _, t := range g.All {
+					fmt.Printf(" LIKE %s", t.Pattern)
+				}
+				for _, t := range g.None {
+					fmt.Printf(" NOT LIKE %s", t.Pattern)
+				}
+			}
+			fmt.Printf(", anchor %s\n", p.Anchor)
 		default:
 			fmt.Printf("%s: %s\n", q, p.Route)
 		}
@@ -40,6 +53,7 @@ func ExampleParse() {
 	// foo:bar: unicode61 MATCH "foo:bar"
 	// a AND OR b: unicode61 MATCH a OR b
 	// 记忆系统 OR 断裂连接: trigram MATCH "记忆系统" OR "断裂连接"
-	// 广西 OR 桂林: like [{[广西] []} {[桂林] []}]
+	// 广西 OR 桂林: like LIKE %广西% OR LIKE %桂林%, anchor 广西
+	// 100%完成 NOT 通信: like LIKE %100\%完成% NOT LIKE %通信%, anchor 100%完成
 	// ***: none
 }

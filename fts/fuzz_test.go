@@ -50,7 +50,7 @@ var fuzzSeeds = []string{
 }
 
 // checkPlan fails t unless p is a well-formed plan for q.
-func checkPlan(t *testing.T, db *ftsDB, q string, p Query) {
+func checkPlan(t *testing.T, db *ftsDB, q string, p Plan) {
 	t.Helper()
 	switch p.Route {
 	case RouteNone:
@@ -80,13 +80,16 @@ func checkPlan(t *testing.T, db *ftsDB, q string, p Query) {
 			if len(g.All) == 0 {
 				t.Fatalf("Parse(%q) = %+v: a group without a positive term", q, p)
 			}
-			for _, term := range append(append([]string{}, g.All...), g.None...) {
-				if term == "" || !utf8.ValidString(term) {
-					t.Fatalf("Parse(%q) = %+v: empty or invalid term %q", q, p, term)
+			for _, term := range append(append([]LikeTerm{}, g.All...), g.None...) {
+				if term.Text == "" || !utf8.ValidString(term.Text) {
+					t.Fatalf("Parse(%q) = %+v: empty or invalid term %q", q, p, term.Text)
+				}
+				if want := "%" + EscapeLike(term.Text) + "%"; term.Pattern != want {
+					t.Fatalf("Parse(%q): term %q has pattern %q, want %q", q, term.Text, term.Pattern, want)
 				}
 			}
 		}
-		if p.Anchor != p.Groups[0].All[0] {
+		if p.Anchor != p.Groups[0].All[0].Text {
 			t.Fatalf("Parse(%q) = %+v: anchor is not the first term", q, p)
 		}
 	default:

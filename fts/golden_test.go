@@ -5,12 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// goldenHeader are the starts of the header lines TestGolden writes itself.
+var goldenHeader = []string{"# Parse's plan", "#   go test", "# group:", "# anchor:", "# self:"}
 
 var update = flag.Bool("update", false, "rewrite testdata/queries.golden from Parse's current answers")
 
@@ -76,12 +80,13 @@ func TestGolden(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# Parse's plan for each input. Edit or add \"in\" lines, then run\n")
 	b.WriteString("#   go test -tags sqlite_fts5 ./fts -run TestGolden -update\n")
+	b.WriteString("# group: a LIKE alternative's terms, like: the same as LIKE patterns (ESCAPE '\\'),\n")
+	b.WriteString("# anchor: the text centring a LIKE hit's snippet.\n")
 	b.WriteString("# self: whether a message whose text is exactly the input is found.\n")
 	n := 0
 	for _, l := range readGolden(t) {
 		if l.comment != "" {
-			if !strings.HasPrefix(l.comment, "# Parse's plan") && !strings.HasPrefix(l.comment, "#   go test") &&
-				!strings.HasPrefix(l.comment, "# self:") {
+			if !slices.ContainsFunc(goldenHeader, func(h string) bool { return strings.HasPrefix(l.comment, h) }) {
 				fmt.Fprintf(&b, "\n%s\n", l.comment)
 			}
 			continue
@@ -96,7 +101,11 @@ func TestGolden(t *testing.T) {
 			fmt.Fprintf(&b, "match  %s\n", strconv.Quote(p.Match))
 		}
 		for _, g := range p.Groups {
-			fmt.Fprintf(&b, "group  all %s none %s\n", quoteAll(g.All), quoteAll(g.None))
+			fmt.Fprintf(&b, "group  all %s none %s\n", quoteAll(g.All, likeText), quoteAll(g.None, likeText))
+			fmt.Fprintf(&b, "like   all %s none %s\n", quoteAll(g.All, likePattern), quoteAll(g.None, likePattern))
+		}
+		if p.Anchor != "" {
+			fmt.Fprintf(&b, "anchor %s\n", strconv.Quote(p.Anchor))
 		}
 		if p.Route != RouteNone {
 			fmt.Fprintf(&b, "self   %v\n", self.finds(t, l.input, p))
@@ -121,13 +130,17 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
+// quoteAll writes one form (likeText, likePattern) of each term, quoted.
+func quoteAll(terms []LikeTerm, form func(LikeTerm) string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = strconv.Quote(form(t))
 	}
 	return "[" + strings.Join(q, " ") + "]"
 }
+
+func likeText(t LikeTerm) string    { return t.Text }
+func likePattern(t LikeTerm) string { return t.Pattern }
 
 // selfDB holds one message at a time, to see whether a plan finds the
 // text it was made from.
@@ -144,7 +157,7 @@ func openSelfDB(t *testing.T) selfDB {
 }
 
 // finds reports whether p finds a message whose content is text.
-func (d selfDB) finds(t *testing.T, text string, p Query) bool {
+func (d selfDB) finds(t *testing.T, text string, p Plan) bool {
 	t.Helper()
 	if p.Route == RouteLike {
 		return likeFinds(t, d.ftsDB, text, p.Groups)
@@ -161,7 +174,8 @@ func (d selfDB) finds(t *testing.T, text string, p Query) bool {
 	return len(rows) == 1
 }
 
-// likeFinds evaluates groups the way the store's LIKE scan does.
+// likeFinds evaluates groups the way the store's LIKE scan does, with the
+// plan's patterns.
 func likeFinds(t *testing.T, db *ftsDB, text string, groups []LikeGroup) bool {
 	t.Helper()
 	var ors []string
@@ -170,11 +184,11 @@ func likeFinds(t *testing.T, db *ftsDB, text string, groups []LikeGroup) bool {
 		var ands []string
 		for _, term := range g.All {
 			ands = append(ands, `c LIKE ? ESCAPE '\'`)
-			args = append(args, "%"+EscapeLike(term)+"%")
+			args = append(args, term.Pattern)
 		}
 		for _, term := range g.None {
 			ands = append(ands, `c NOT LIKE ? ESCAPE '\'`)
-			args = append(args, "%"+EscapeLike(term)+"%")
+			args = append(args, term.Pattern)
 		}
 		ors = append(ors, "("+strings.Join(ands, " AND ")+")")
 	}

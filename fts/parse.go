@@ -6,21 +6,22 @@ import (
 	"unicode"
 )
 
-// Route says which index a query runs against.
+// Route says which index a plan runs against, and so how its hits are
+// ordered and cut into snippets.
 type Route int
 
 const (
-	// RouteNone: nothing searchable; the store returns no results without
-	// touching the database.
+	// RouteNone: nothing searchable; there is no statement to run and no
+	// result.
 	RouteNone Route = iota
-	// RouteUnicode61: MATCH against messages_fts (default unicode61
-	// tokenizer), ORDER BY rank.
+	// RouteUnicode61: the MATCH expression against messages_fts (the
+	// default unicode61 tokenizer), best first (bm25).
 	RouteUnicode61
-	// RouteTrigram: MATCH against messages_fts_trigram
-	// (tokenize='trigram'), ORDER BY rank.
+	// RouteTrigram: the MATCH expression against messages_fts_trigram
+	// (tokenize='trigram'), best first (bm25).
 	RouteTrigram
-	// RouteLike: LIKE scan over content, tool_name and tool_calls, newest
-	// first.
+	// RouteLike: a substring scan of content, tool_name and tool_calls for
+	// the plan's groups, newest first.
 	RouteLike
 )
 
@@ -39,17 +40,21 @@ func (r Route) String() string {
 	return "Route(" + strconv.Itoa(int(r)) + ")"
 }
 
-// Query is a parsed search.
-type Query struct {
+// Plan is a parsed search, final: everything an engine needs to run it,
+// decided here, so that each engine only renders it as its own statement.
+// Only the fields of its Route are set; a RouteNone plan is the zero Plan.
+type Plan struct {
 	Route Route
 	// Match is the FTS5 MATCH expression (RouteUnicode61, RouteTrigram);
 	// always valid FTS5 syntax for both tables.
 	Match string
-	// Groups are the alternatives of a RouteLike query: a message matches
-	// when any group matches.
+	// Groups are the alternatives of a RouteLike plan: a message matches
+	// when any group matches. Every group has at least one positive term,
+	// and at least one group is present.
 	Groups []LikeGroup
 	// Anchor is, for RouteLike, the literal text whose first occurrence in
-	// content centres the snippet: the first term of the first group.
+	// content centres the snippet: the Text of the first term of the first
+	// group.
 	Anchor string
 }
 
@@ -61,37 +66,37 @@ const minTrigramCJK = 3
 // Parse builds the plan for a user's query; see the package documentation
 // for the rules. It never panics. Invalid UTF-8 bytes are read as U+FFFD
 // (which no tokenizer indexes, so on their own they search for nothing).
-func Parse(q string) Query {
+func Parse(q string) Plan {
 	if isBlank(q) {
-		return Query{}
+		return Plan{}
 	}
 	s := Sanitize(q)
 	if s == "" {
-		return Query{}
+		return Plan{}
 	}
 	if !ContainsCJK(s) {
-		return unicode61Query(s)
+		return unicode61Plan(s)
 	}
 	words := splitWords(s)
 	if CountCJK(s) < minTrigramCJK {
-		return likeQuery(words)
+		return likePlan(words)
 	}
 	for _, w := range words {
 		if n := CountCJK(w.text); w.op == "" && n > 0 && n < minTrigramCJK {
-			return likeQuery(words)
+			return likePlan(words)
 		}
 	}
-	return trigramQuery(words)
+	return trigramPlan(words)
 }
 
-// unicode61Query is Sanitize's output when FTS5 accepts it, as the
+// unicode61Plan is Sanitize's output when FTS5 accepts it, as the
 // original ran it, and otherwise that output repaired word by word.
-func unicode61Query(s string) Query {
+func unicode61Plan(s string) Plan {
 	if c, ok := check(s); ok {
 		if !anyIndexed(c.phrases) {
-			return Query{}
+			return Plan{}
 		}
-		return Query{Route: RouteUnicode61, Match: s}
+		return Plan{Route: RouteUnicode61, Match: s}
 	}
 	var kept []word
 	for _, w := range splitWords(s) {
@@ -111,20 +116,20 @@ func unicode61Query(s string) Query {
 	}
 	kept = arrange(kept)
 	if len(kept) == 0 {
-		return Query{}
+		return Plan{}
 	}
-	return Query{Route: RouteUnicode61, Match: render(kept, func(w word) string { return w.raw })}
+	return Plan{Route: RouteUnicode61, Match: render(kept, func(w word) string { return w.raw })}
 }
 
-// trigramQuery quotes every word, as the original's trigram path does,
+// trigramPlan quotes every word, as the original's trigram path does,
 // keeping the operators between them. A '*' ending an unquoted word (a
 // prefix marker) is dropped: trigram terms match anywhere in a word anyway.
-func trigramQuery(words []word) Query {
+func trigramPlan(words []word) Plan {
 	terms := arrange(literalTerms(words))
 	if len(terms) == 0 {
-		return Query{}
+		return Plan{}
 	}
-	return Query{Route: RouteTrigram, Match: render(terms, func(w word) string {
+	return Plan{Route: RouteTrigram, Match: render(terms, func(w word) string {
 		return quotePhrase(w.text)
 	})}
 }

@@ -7,34 +7,46 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func like(groups ...LikeGroup) Query {
-	return Query{Route: RouteLike, Groups: groups, Anchor: groups[0].All[0]}
+// like is the RouteLike plan of groups, anchored at its first term.
+func like(groups ...LikeGroup) Plan {
+	return Plan{Route: RouteLike, Groups: groups, Anchor: groups[0].All[0].Text}
 }
 
-func all(terms ...string) LikeGroup { return LikeGroup{All: terms} }
+// all is a group of terms without LIKE metacharacters, whose patterns are
+// the terms between '%'s: a term needing an escape must be spelled out.
+func all(terms ...string) LikeGroup {
+	g := LikeGroup{}
+	for _, t := range terms {
+		g.All = append(g.All, plain(t))
+	}
+	return g
+}
+
+// plain is a term without LIKE metacharacters.
+func plain(t string) LikeTerm { return LikeTerm{Text: t, Pattern: "%" + t + "%"} }
 
 // TestParse pins the plan for the routing cases of reference-tests A.4 and
 // §C and for the inputs whose sanitised form SQLite rejects.
 func TestParse(t *testing.T) {
 	t.Parallel()
 	db := openFTS(t)
-	u := func(m string) Query { return Query{Route: RouteUnicode61, Match: m} }
-	g := func(m string) Query { return Query{Route: RouteTrigram, Match: m} }
+	u := func(m string) Plan { return Plan{Route: RouteUnicode61, Match: m} }
+	g := func(m string) Plan { return Plan{Route: RouteTrigram, Match: m} }
 	for _, c := range []struct {
 		name string
 		in   string
-		want Query
+		want Plan
 	}{
 		// Nothing to search.
-		{"Empty", "", Query{}},
-		{"Blank", " \t\u3000 ", Query{}},
-		{"StarsOnly", "***", Query{}},
-		{"AndOnly", "AND", Query{}},
-		{"EmptyPhrase", `"" `, Query{}},
-		{"LoneQuote", `"`, Query{}},
-		{"PunctuationOnly", "...", Query{}},
-		{"EmojiOnly", "🙂", Query{}},
-		{"InvalidUTF8", "\xff\xfe", Query{}},
+		{"Empty", "", Plan{}},
+		{"Blank", " \t\u3000 ", Plan{}},
+		{"StarsOnly", "***", Plan{}},
+		{"AndOnly", "AND", Plan{}},
+		{"EmptyPhrase", `"" `, Plan{}},
+		{"LoneQuote", `"`, Plan{}},
+		{"PunctuationOnly", "...", Plan{}},
+		{"EmojiOnly", "🙂", Plan{}},
+		{"InvalidUTF8", "\xff\xfe", Plan{}},
 
 		// CJK routing (A.4, §C).
 		{"ChineseFourChars", "记忆断裂", g(`"记忆断裂"`)},
@@ -44,7 +56,10 @@ func TestParse(t *testing.T) {
 		{"JapaneseShort", "世界", like(all("世界"))},
 		{"MixedTwoCJK", "Agent通信", like(all("Agent通信"))},
 		{"QuotedMixedTwoCJK", `"Agent通信"`, like(all("Agent通信"))},
-		{"LiteralPercent", "100%完成", like(all("100%完成"))},
+		{"LiteralPercent", "100%完成", like(LikeGroup{All: []LikeTerm{{Text: "100%完成", Pattern: `%100\%完成%`}}})},
+		{"LiteralUnderscoreAndBackslash", `通_信 OR 通\信`, like(
+			LikeGroup{All: []LikeTerm{{Text: "通_信", Pattern: `%通\_信%`}}},
+			LikeGroup{All: []LikeTerm{{Text: `通\信`, Pattern: `%通\\信%`}}})},
 		{"TrigramOr", "记忆系统 OR 断裂连接", g(`"记忆系统" OR "断裂连接"`)},
 		{"ShortTokensOred", "广西 OR 桂林 OR 漓江 OR 旅游", like(all("广西"), all("桂林"), all("漓江"), all("旅游"))},
 		{"ShortTokensOredTwo", "广西 OR 旅游", like(all("广西"), all("旅游"))},
@@ -54,7 +69,9 @@ func TestParse(t *testing.T) {
 		{"TrigramPrefixDropped", "记忆断裂*", g(`"记忆断裂"`)},
 		{"TrigramQuotedPhrase", `"记忆 断裂"`, g(`"记忆 断裂"`)},
 		{"TrigramDoubledOperator", "记忆断裂 AND OR 断裂连接", g(`"记忆断裂" OR "断裂连接"`)},
-		{"LikeNot", "通信 AND NOT 记忆", like(LikeGroup{All: []string{"通信"}, None: []string{"记忆"}})},
+		{"LikeNot", "通信 AND NOT 记忆", like(LikeGroup{All: []LikeTerm{plain("通信")}, None: []LikeTerm{plain("记忆")}})},
+		{"LikeOperatorsFolded", "NOT 通信 OR 广西 OR NOT 桂林", like(all("通信"), LikeGroup{All: []LikeTerm{plain("广西")}, None: []LikeTerm{plain("桂林")}})},
+		{"LikeAnchorIsTheFirstTerm", "tokyo OR 通信 NOT b", like(all("tokyo"), LikeGroup{All: []LikeTerm{plain("通信")}, None: []LikeTerm{plain("b")}})},
 		{"LikeMixed", "东京 tokyo OR 大阪", like(all("东京", "tokyo"), all("大阪"))},
 		{"LikeOperatorsOnlyCJKSpace", "通信 OR", like(all("通信"))},
 

@@ -26,12 +26,18 @@ import (
 //     multi-value call, is never constant;
 //   - writing into a container or field (x[i] = v, x.f = v) counts v as a
 //     source of the variable x;
+//   - a package-level variable that is exported is never constant: another
+//     package may assign it;
 //   - calls of anything but the package's own single-result functions
-//     (fmt.Sprintf, strings.Join, …), and receivers, are never constant.
+//     (fmt.Sprintf, strings.Join, …), and receivers, are never constant,
+//     except a call of another of the module's packages' functions or
+//     methods that take no parameters and that their own package finds
+//     constant (moduleTypes.constFunc): a search statement's SQL method.
 //
 // A slice or map passed to a function that fills it in would escape this;
 // the module has none on an SQL path.
 type constSQL struct {
+	module   *moduleTypes
 	info     *types.Info
 	sources  map[*types.Var][]valueSource
 	params   map[*types.Var]paramOf
@@ -56,28 +62,113 @@ type paramOf struct {
 	variadic bool
 }
 
-// stubImporter satisfies go/types with empty packages: constSQL needs to
-// know the package's own objects, never the imported ones, and loading
-// real export data would mean compiling the cgo driver once more.
-type stubImporter struct{}
+// moduleTypes type-checks a module's packages from their source, each
+// once, for constSQL. An import of one of the module's own packages is that
+// package, checked, so that a call into it resolves to its function and
+// constSQL can ask that package's verdict (see constFunc); every other
+// import is an empty stub: constSQL needs no other package's objects, and
+// loading real export data would mean compiling the cgo driver once more.
+type moduleTypes struct {
+	fset    *token.FileSet
+	byPath  map[string]goPackage
+	checked map[string]*checkedPackage
+	stubs   map[string]*types.Package
+}
 
-func (stubImporter) Import(path string) (*types.Package, error) {
+// checkedPackage is one type-checked package and, once judged, its constSQL.
+type checkedPackage struct {
+	info *types.Info
+	pkg  *types.Package
+	c    *constSQL
+}
+
+// newModuleTypes serves pkgs, each under the import path module/dir.
+func newModuleTypes(fset *token.FileSet, module string, pkgs []goPackage) *moduleTypes {
+	m := &moduleTypes{fset: fset, byPath: map[string]goPackage{}, checked: map[string]*checkedPackage{}, stubs: map[string]*types.Package{}}
+	for _, p := range pkgs {
+		m.byPath[module+"/"+p.dir] = p
+	}
+	return m
+}
+
+// Import returns the module's package at path, checked, or an empty stub.
+func (m *moduleTypes) Import(path string) (*types.Package, error) {
+	if _, ok := m.byPath[path]; ok {
+		return m.check(path).pkg, nil
+	}
+	if p := m.stubs[path]; p != nil {
+		return p, nil
+	}
 	p := types.NewPackage(path, path[strings.LastIndex(path, "/")+1:])
 	p.MarkComplete()
+	m.stubs[path] = p
 	return p, nil
 }
 
-// newConstSQL type-checks pkg (errors about the stubbed imports ignored)
-// and computes which of its variables, parameters and functions are
+// check type-checks the package at path once (errors about the stubbed
+// imports ignored: the package's own objects are all recorded).
+func (m *moduleTypes) check(path string) *checkedPackage {
+	if cp := m.checked[path]; cp != nil {
+		return cp
+	}
+	cp := &checkedPackage{info: &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}}
+	conf := types.Config{Importer: m, Error: func(error) {}}
+	cp.pkg, _ = conf.Check(path, m.fset, m.byPath[path].files, cp.info)
+	m.checked[path] = cp
+	return cp
+}
+
+// judge returns the constSQL of the module's package in directory dir.
+func (m *moduleTypes) judge(dir string) *constSQL {
+	for path, p := range m.byPath {
+		if p.dir == dir {
+			return m.judgePath(path)
+		}
+	}
+	panic("no package in " + dir)
+}
+
+func (m *moduleTypes) judgePath(path string) *constSQL {
+	cp := m.check(path)
+	if cp.c == nil {
+		cp.c = newConstSQL(m, m.byPath[path], cp.info)
+	}
+	return cp.c
+}
+
+// constFunc reports whether fn, declared in another of the module's
+// packages, returns a value built only from constants however it is
+// called: it has no parameters (a receiver is never a constant, so its
+// result cannot hang on one) and its own package's constSQL finds it
 // constant.
-func newConstSQL(fset *token.FileSet, pkg goPackage) *constSQL {
+func (m *moduleTypes) constFunc(fn *types.Func) bool {
+	fn = fn.Origin()
+	if fn.Pkg() == nil {
+		return false
+	}
+	path := fn.Pkg().Path()
+	if _, ok := m.byPath[path]; !ok {
+		return false
+	}
+	if sig, _ := fn.Type().(*types.Signature); sig == nil || sig.Params().Len() != 0 {
+		return false
+	}
+	c := m.judgePath(path)
+	return c.decls[fn] != nil && !c.notConst[fn]
+}
+
+// newConstSQL computes which of pkg's variables, parameters and functions
+// are constant, from its type information info (checked by m, which also
+// answers for calls into the module's other packages).
+func newConstSQL(m *moduleTypes, pkg goPackage, info *types.Info) *constSQL {
 	c := &constSQL{
-		info: &types.Info{
-			Types:      map[ast.Expr]types.TypeAndValue{},
-			Defs:       map[*ast.Ident]types.Object{},
-			Uses:       map[*ast.Ident]types.Object{},
-			Selections: map[*ast.SelectorExpr]*types.Selection{},
-		},
+		module:   m,
+		info:     info,
 		sources:  map[*types.Var][]valueSource{},
 		params:   map[*types.Var]paramOf{},
 		decls:    map[*types.Func]*ast.FuncDecl{},
@@ -85,10 +176,6 @@ func newConstSQL(fset *token.FileSet, pkg goPackage) *constSQL {
 		escaped:  map[*types.Func]bool{},
 		notConst: map[types.Object]bool{},
 	}
-	conf := types.Config{Importer: stubImporter{}, Error: func(error) {}}
-	// The errors are about the stubbed imports (see stubImporter); the
-	// package's own objects are all recorded.
-	_, _ = conf.Check(pkg.dir, fset, pkg.files, c.info)
 	for _, f := range pkg.files {
 		c.collect(f)
 	}
@@ -257,6 +344,9 @@ func (c *constSQL) settle() {
 
 // varConst is one step of settle for a variable or parameter.
 func (c *constSQL) varConst(v *types.Var) bool {
+	if v.Exported() && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() {
+		return false // another package may assign it
+	}
 	if p, ok := c.params[v]; ok {
 		calls := c.calls[p.fn]
 		if len(calls) == 0 || c.escaped[p.fn] {
@@ -358,6 +448,8 @@ func (c *constSQL) isConst(e ast.Expr) bool {
 		}
 		if _, fn := c.callee(e); fn != nil && c.decls[fn] != nil {
 			return !c.notConst[fn]
+		} else if fn != nil && c.module != nil {
+			return c.module.constFunc(fn)
 		}
 	}
 	return false

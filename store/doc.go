@@ -100,8 +100,8 @@
 //     noun-first names such as SessionGet, named parameters only; keep the
 //     comments ASCII: sqlc v1.31.1 mis-slices a file whose comments hold
 //     multi-byte characters) and regenerate. Statements sqlc cannot parse
-//     (the FTS searches) live in search_sql.go and are prepared by
-//     TestHandWrittenSQLPrepares.
+//     (the message searches) live in internal/sqlitesearch and are prepared
+//     by TestHandWrittenSQLPrepares.
 //  4. Test the migration on a database holding rows of the previous version;
 //     make verify and make test must pass.
 package store

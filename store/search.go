@@ -3,13 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/pytext"
+	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
 
 // SearchOptions filter and page SearchMessages.
@@ -108,32 +108,12 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	if err := checkQuerySize(query); err != nil {
 		return nil, err
 	}
-	q := fts.Parse(query)
-	if q.Route == fts.RouteNone {
+	st, ok := searchStatement(query, opts)
+	if !ok {
 		return []SearchResult{}, nil
 	}
-	limit := opts.Limit
-	if limit == 0 {
-		limit = 20
-	}
-	args := []any{nil, jsonList(opts.Sources, true), jsonList(opts.ExcludeSources, false),
-		jsonList(opts.Roles, false), limit, opts.Offset, nil}
-	var stmt string
-	switch q.Route {
-	case fts.RouteUnicode61:
-		stmt, args[0] = searchUnicode61SQL, q.Match
-	case fts.RouteTrigram:
-		stmt, args[0] = searchTrigramSQL, q.Match
-	case fts.RouteLike:
-		args[6] = q.Anchor
-		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
-			stmt, args[0] = searchLikeSQL, likePattern(q.Groups[0].All[0])
-		} else {
-			stmt, args[0] = searchLikeGroupsSQL, likeGroupsJSON(q.Groups)
-		}
-	}
 	res, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
-		hits, err := scanHits(ctx, q, stmt, args)
+		hits, err := scanHits(ctx, q, st.SQL(), st.Named())
 		if err != nil {
 			return nil, err
 		}
@@ -153,6 +133,20 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 		return nil, fmt.Errorf("store: search %q: %w", query, err)
 	}
 	return res, nil
+}
+
+// searchStatement plans query (fts.Parse) and builds the statement that
+// runs the plan with opts, their page size defaulted to 20; ok is false
+// when the query has nothing to search for.
+func searchStatement(query string, opts SearchOptions) (sqlitesearch.Statement, bool) {
+	limit := opts.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	return sqlitesearch.Build(fts.Parse(query), sqlitesearch.Options{
+		Sources: opts.Sources, ExcludeSources: opts.ExcludeSources, Roles: opts.Roles,
+		Limit: limit, Offset: opts.Offset,
+	})
 }
 
 // scanHits runs one search statement and reads its hits.
@@ -177,38 +171,4 @@ func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]Search
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()
-}
-
-// jsonList binds a filter list: nil when the filter is off. A nil slice is
-// off; an empty one is off too unless emptyMeansNone (the original's
-// source_filter=[] keeps nothing, its exclude and role filters treat [] as
-// absent).
-func jsonList(items []string, emptyMeansNone bool) any {
-	if items == nil || (len(items) == 0 && !emptyMeansNone) {
-		return nil
-	}
-	return *jsonArray(items)
-}
-
-// likePattern is a literal term as a LIKE pattern matching it anywhere.
-func likePattern(term string) string { return "%" + fts.EscapeLike(term) + "%" }
-
-// likeGroupsJSON encodes the LIKE groups for searchLikeGroupsSQL.
-func likeGroupsJSON(groups []fts.LikeGroup) string {
-	type group struct {
-		All  []string `json:"all"`
-		None []string `json:"none"`
-	}
-	out := make([]group, len(groups))
-	for i, g := range groups {
-		out[i] = group{All: make([]string, len(g.All)), None: make([]string, len(g.None))}
-		for j, t := range g.All {
-			out[i].All[j] = likePattern(t)
-		}
-		for j, t := range g.None {
-			out[i].None[j] = likePattern(t)
-		}
-	}
-	b, _ := json.Marshal(out) // strings and slices always marshal
-	return string(b)
 }

@@ -172,35 +172,14 @@ func srchBenchRows() []srchBenchRow {
 }
 
 // srchBareStatement is what SearchMessages runs for query and opts: the
-// hand-written statement constant and its arguments, built as search.go
-// builds them.
+// search builder's statement and its named arguments.
 func srchBareStatement(b *testing.B, query string, opts SearchOptions) (string, []any) {
 	b.Helper()
-	q := fts.Parse(query)
-	limit := opts.Limit
-	if limit == 0 {
-		limit = 20
+	st, ok := searchStatement(query, opts)
+	if !ok {
+		b.Fatalf("query %q has nothing to search", query)
 	}
-	args := []any{nil, jsonList(opts.Sources, true), jsonList(opts.ExcludeSources, false),
-		jsonList(opts.Roles, false), limit, opts.Offset, nil}
-	switch q.Route {
-	case fts.RouteUnicode61:
-		args[0] = q.Match
-		return searchUnicode61SQL, args
-	case fts.RouteTrigram:
-		args[0] = q.Match
-		return searchTrigramSQL, args
-	case fts.RouteLike:
-		args[6] = q.Anchor
-		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
-			args[0] = likePattern(q.Groups[0].All[0])
-			return searchLikeSQL, args
-		}
-		args[0] = likeGroupsJSON(q.Groups)
-		return searchLikeGroupsSQL, args
-	}
-	b.Fatalf("query %q has nothing to search", query)
-	return "", nil
+	return st.SQL(), st.Named()
 }
 
 // srchDrain runs stmt on q and reads every row's columns, returning the
@@ -333,8 +312,8 @@ var (
 	srchNaiveFilteredSQL = srchNaiveSQL(" AND s.source IN (?) AND m.role IN (?)")
 )
 
-// BenchmarkRankedSearchNaive is the original's statement against
-// searchUnicode61SQL, both bare on the read pool, for a common term (about
+// BenchmarkRankedSearchNaive is the original's statement against the
+// builder's unicode61 statement, both bare on the read pool, for a common term (about
 // 18,000 matches, first page of 20), without and with filters. It reports
 // both times and naive/ours. FTS5 takes ORDER BY rank itself (SCAN
 // messages_fts VIRTUAL TABLE INDEX 32:M1, no temporary b-tree), so in both
@@ -348,23 +327,24 @@ func BenchmarkRankedSearchNaive(b *testing.B) {
 	query := srchBenchCommonTerm
 	matches := srchBenchCount(b, s, "SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?", query)
 	for _, bc := range []struct {
-		name           string
-		naiveSQL       string
-		naiveArgs      []any
-		sources, roles any
+		name      string
+		naiveSQL  string
+		naiveArgs []any
+		opts      SearchOptions
 	}{
-		{"Common", srchNaiveUnfilteredSQL, []any{query, 20, 0}, nil, nil},
-		{"CommonFiltered", srchNaiveFilteredSQL, []any{query, "telegram", "assistant", 20, 0}, `["telegram"]`, `["assistant"]`},
+		{"Common", srchNaiveUnfilteredSQL, []any{query, 20, 0}, SearchOptions{}},
+		{"CommonFiltered", srchNaiveFilteredSQL, []any{query, "telegram", "assistant", 20, 0},
+			SearchOptions{Sources: []string{"telegram"}, Roles: []string{"assistant"}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			oursArgs := []any{query, bc.sources, nil, bc.roles, 20, 0, nil}
+			oursSQL, oursArgs := srchBareStatement(b, query, bc.opts)
 			// Both find the same page.
-			ourIDs := srchBenchIDs(b, s, searchUnicode61SQL, oursArgs...)
+			ourIDs := srchBenchIDs(b, s, oursSQL, oursArgs...)
 			naiveIDs := srchBenchIDs(b, s, bc.naiveSQL, bc.naiveArgs...)
 			if len(ourIDs) != 20 || fmt.Sprint(ourIDs) != fmt.Sprint(naiveIDs) {
 				b.Fatalf("pages differ: ours %v, naive %v", ourIDs, naiveIDs)
 			}
-			ours := func() error { _, err := srchDrain(ctx, s.r, searchUnicode61SQL, oursArgs...); return err }
+			ours := func() error { _, err := srchDrain(ctx, s.r, oursSQL, oursArgs...); return err }
 			naive := func() error { _, err := srchDrain(ctx, s.r, bc.naiveSQL, bc.naiveArgs...); return err }
 			var oursTime, naiveTime time.Duration
 			b.ResetTimer()

@@ -3,23 +3,36 @@ package store
 import (
 	"context"
 	"testing"
+
+	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
 
-// TestHandWrittenSQLPrepares prepares every statement the store writes by
-// hand (sqlc vet prepares those in queries/) against a migrated database, on
-// both the reader and the writer, so a schema change that breaks one fails
-// here rather than at a user's search.
+// handWrittenSQL are the statements the module writes by hand rather than
+// in queries/ (which sqlc vet prepares): every statement the search builder
+// can produce, and the store's own.
+func handWrittenSQL(t *testing.T) map[string]string {
+	t.Helper()
+	stmts := map[string]string{
+		"exportOrderSQL":    exportOrderSQL,
+		"streamMessagesSQL": streamMessagesSQL,
+	}
+	for _, st := range sqlitesearch.All() {
+		stmts["sqlitesearch "+st.Name()] = st.SQL()
+	}
+	if len(stmts) != 6 {
+		t.Fatalf("%d hand-written statements, want 6: %v", len(stmts), stmts)
+	}
+	return stmts
+}
+
+// TestHandWrittenSQLPrepares prepares every statement the module writes by
+// hand against a migrated database, on both the reader and the writer, so
+// a schema change that breaks one fails here rather than at a user's
+// search.
 func TestHandWrittenSQLPrepares(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, nil)
-	for name, stmt := range map[string]string{
-		"searchUnicode61SQL":  searchUnicode61SQL,
-		"searchTrigramSQL":    searchTrigramSQL,
-		"searchLikeSQL":       searchLikeSQL,
-		"searchLikeGroupsSQL": searchLikeGroupsSQL,
-		"exportOrderSQL":      exportOrderSQL,
-		"streamMessagesSQL":   streamMessagesSQL,
-	} {
+	for name, stmt := range handWrittenSQL(t) {
 		for pool, db := range map[string]dbtx{"reader": s.r, "writer": s.w} {
 			st, err := db.PrepareContext(context.Background(), stmt)
 			if err != nil {

@@ -46,10 +46,11 @@ type sqlUse struct {
 	ok     bool // its SQL argument is built only from constants
 }
 
-// sqlUses finds every call of an sqlMethods method in pkg and judges its
-// SQL argument.
-func sqlUses(fset *token.FileSet, pkg goPackage) []sqlUse {
-	c := newConstSQL(fset, pkg)
+// sqlUses finds every call of an sqlMethods method in pkg, one of m's
+// packages, and judges its SQL argument.
+func sqlUses(m *moduleTypes, pkg goPackage) []sqlUse {
+	fset := m.fset
+	c := m.judge(pkg.dir)
 	var out []sqlUse
 	inspectDecls(pkg, func(_ *ast.File, decl string, n ast.Node) {
 		call, ok := n.(*ast.CallExpr)
@@ -67,18 +68,26 @@ func sqlUses(fset *token.FileSet, pkg goPackage) []sqlUse {
 	return out
 }
 
+// modulePath is the module's import path, the prefix of its packages'.
+const modulePath = "github.com/hermesstate/hermesstate"
+
 // TestSQLIsNeverBuiltFromInput: every statement the module runs (sqlc's
 // generated code included) is text built only from constants: a literal,
 // a named constant, or values computed from those alone, through
-// variables, containers and the package's own functions. Arguments travel
-// as bound parameters. The exceptions are listed with their reasons.
+// variables, containers and the package's own functions, and through the
+// parameterless functions of the module's other packages that are
+// constant there (the search builder's Statement.SQL, whose texts are
+// internal/sqlitesearch's). Arguments travel as bound parameters. The
+// exceptions are listed with their reasons.
 func TestSQLIsNeverBuiltFromInput(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
 	used := make([]bool, len(sqlExceptions))
 	calls := 0
-	for _, pkg := range modulePackages(t, fset) {
-		for _, u := range sqlUses(fset, pkg) {
+	pkgs := modulePackages(t, fset)
+	m := newModuleTypes(fset, modulePath, pkgs)
+	for _, pkg := range pkgs {
+		for _, u := range sqlUses(m, pkg) {
 			calls++
 			i := slices.IndexFunc(sqlExceptions, func(a allowedUse) bool {
 				return a.file == u.pos.Filename && a.fn == u.fn && a.call == u.method
@@ -107,7 +116,7 @@ func TestSQLIsNeverBuiltFromInput(t *testing.T) {
 		fset := token.NewFileSet()
 		pkg := parseSnippet(t, fset, "snippet/x.go", snippetSQL)
 		var got []string
-		for _, u := range sqlUses(fset, pkg) {
+		for _, u := range sqlUses(newModuleTypes(fset, "example.com/m", []goPackage{pkg}), pkg) {
 			got = append(got, fmt.Sprintf("%d %v", u.pos.Line, u.ok))
 		}
 		// The lines of snippetSQL's calls: the first five are constant.
@@ -119,7 +128,82 @@ func TestSQLIsNeverBuiltFromInput(t *testing.T) {
 			t.Errorf("verdicts (line, constant) = %q, want %q", got, want)
 		}
 	})
+
+	t.Run("FollowsCallsIntoTheModule", func(t *testing.T) {
+		t.Parallel()
+		fset := token.NewFileSet()
+		a := parseSnippet(t, fset, "snippet/a/a.go", snippetSQLBuilder)
+		b := parseSnippet(t, fset, "snippet/b/b.go", snippetSQLRunner)
+		m := newModuleTypes(fset, "example.com/m", []goPackage{a, b})
+		var got []string
+		for _, pkg := range []goPackage{a, b} {
+			for _, u := range sqlUses(m, pkg) {
+				got = append(got, fmt.Sprintf("%s:%d %v", pkg.dir, u.pos.Line, u.ok))
+			}
+		}
+		want := []string{
+			"snippet/a:24 true", "snippet/a:25 false",
+			"snippet/b:11 true", "snippet/b:12 true",
+			"snippet/b:14 false", "snippet/b:15 false", "snippet/b:16 false", "snippet/b:17 false", "snippet/b:18 false",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("verdicts (package:line, constant) = %q, want %q", got, want)
+		}
+	})
 }
+
+// snippetSQLBuilder and snippetSQLRunner are two packages of one module, a
+// builder of statements and a package running them, for
+// FollowsCallsIntoTheModule (whose line numbers these are).
+const (
+	snippetSQLBuilder = `package a
+
+import "database/sql"
+
+const base = "SELECT 1"
+
+var texts = [...]string{"SELECT 2", base}
+
+type Statement struct {
+	kind int
+	text string
+}
+
+func (s Statement) SQL() string  { return texts[s.kind] }
+func (s Statement) Text() string { return s.text }
+func Const() string              { return base }
+func Echo(q string) string       { return q }
+
+var Exported = "SELECT 3"
+
+func Leak() string { return Exported }
+
+func run(db *sql.DB) {
+	db.Exec(Echo(base))
+	db.Exec(Exported)
+}
+`
+	snippetSQLRunner = `package b
+
+import (
+	"context"
+	"database/sql"
+
+	"example.com/m/snippet/a"
+)
+
+func run(ctx context.Context, db *sql.DB, st a.Statement, input string) {
+	db.ExecContext(ctx, st.SQL())
+	db.ExecContext(ctx, a.Const())
+
+	db.ExecContext(ctx, st.Text())
+	db.ExecContext(ctx, a.Echo("SELECT 4"))
+	db.ExecContext(ctx, a.Leak())
+	db.ExecContext(ctx, a.Exported)
+	db.ExecContext(ctx, a.Statement{}.SQL()+input)
+}
+`
+)
 
 // snippetSQL exercises constSQL; the line numbers are TellsConstantsFromInput's.
 const snippetSQL = `package x
@@ -176,11 +260,7 @@ func run(ctx context.Context, db *sql.DB, input string, mode int) {
 // call).
 func TestINListsAreSubqueries(t *testing.T) {
 	t.Parallel()
-	texts := map[string]string{
-		"searchUnicode61SQL": searchUnicode61SQL, "searchTrigramSQL": searchTrigramSQL,
-		"searchLikeSQL": searchLikeSQL, "searchLikeGroupsSQL": searchLikeGroupsSQL,
-		"exportOrderSQL": exportOrderSQL, "streamMessagesSQL": streamMessagesSQL,
-	}
+	texts := handWrittenSQL(t)
 	files, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
 	if err != nil || len(files) < 5 {
 		t.Fatalf("queries/*.sql: %v, %d files", err, len(files))

@@ -1,10 +1,11 @@
-package store
+package sqlitesearch
 
 // The message-search statements are written by hand, not compiled by sqlc:
 // sqlc's SQLite grammar cannot parse a table-name MATCH, LIKE … ESCAPE
 // inside OR chains, or json_each over a JSON path, and it loses the column
-// types of a CTE joined back to its tables. TestHandWrittenSQLPrepares prepares
-// each of them against the current schema, as sqlc vet does for queries/.
+// types of a CTE joined back to its tables. store's TestHandWrittenSQLPrepares
+// prepares each of them against the current schema, as sqlc vet does for
+// queries/.
 //
 // Neither path reads the content of every match. On the FTS paths, FTS5
 // consumes ORDER BY rank itself (the plan shows no sort): it scores the
@@ -15,23 +16,25 @@ package store
 // carries only id and timestamp through the sort, and the snippets are
 // computed for the page alone. Unlike the original, no statement selects
 // m.content: a hit's context is read separately, cut to 200 characters in
-// SQL. Parameters are numbered so the filters read the same in each
-// statement:
+// SQL. The parameters are named, and mean the same in every statement
+// that has them (see Args):
 //
-//	?1 the MATCH expression, the LIKE pattern or the LIKE groups
-//	?2 sources to keep, JSON array; NULL keeps all, [] keeps none (IN ())
-//	?3 sources to leave out, JSON array; NULL or [] leaves none out
-//	?4 roles to keep, JSON array; NULL keeps all
-//	?5 limit, ?6 offset
-//	?7 the LIKE path's snippet anchor
+//	@match            the FTS5 MATCH expression
+//	@pattern          the LIKE path's one pattern
+//	@groups           the LIKE path's groups of patterns, JSON
+//	@anchor           the LIKE path's snippet anchor
+//	@sources          sources to keep, JSON array; NULL keeps all, [] keeps none (IN ())
+//	@exclude_sources  sources to leave out, JSON array; NULL or [] leaves none out
+//	@roles            roles to keep, JSON array; NULL keeps all
+//	@limit, @offset   the page
 
 // searchFilters are the original's three optional filters, in its order.
 // json_each turns one bound JSON array into the IN list, so the statement
 // text never depends on the number of sources or roles.
 const searchFilters = `
-      AND (?2 IS NULL OR s.source IN (SELECT value FROM json_each(?2)))
-      AND (?3 IS NULL OR s.source NOT IN (SELECT value FROM json_each(?3)))
-      AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))`
+      AND (@sources IS NULL OR s.source IN (SELECT value FROM json_each(@sources)))
+      AND (@exclude_sources IS NULL OR s.source NOT IN (SELECT value FROM json_each(@exclude_sources)))
+      AND (@roles IS NULL OR m.role IN (SELECT value FROM json_each(@roles)))`
 
 // searchColumns are a hit's result columns after the snippet.
 const searchColumns = `m.timestamp, m.tool_name, s.source, s.model, s.started_at`
@@ -47,9 +50,9 @@ SELECT m.id, m.session_id, m.role,
 FROM ` + table + `
 JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
-WHERE ` + table + ` MATCH ?1` + searchFilters + `
+WHERE ` + table + ` MATCH @match` + searchFilters + `
 ORDER BY rank
-LIMIT ?5 OFFSET ?6`
+LIMIT @limit OFFSET @offset`
 }
 
 var (
@@ -69,10 +72,10 @@ WITH hits AS (
     JOIN sessions s ON s.id = m.session_id
     WHERE ` + match + searchFilters + `
     ORDER BY m.timestamp DESC, m.id DESC
-    LIMIT ?5 OFFSET ?6
+    LIMIT @limit OFFSET @offset
 )
 SELECT m.id, m.session_id, m.role,
-    substr(m.content, max(1, instr(m.content, ?7) - 40), 120), ` + searchColumns + `
+    substr(m.content, max(1, instr(m.content, @anchor) - 40), 120), ` + searchColumns + `
 FROM hits
 JOIN messages m ON m.id = hits.id
 JOIN sessions s ON s.id = m.session_id
@@ -80,19 +83,19 @@ ORDER BY m.timestamp DESC, m.id DESC`
 }
 
 var (
-	// searchLikeSQL: one literal term, ?1 = '%' || escaped term || '%',
-	// in content, tool_name or tool_calls: the original's condition.
-	searchLikeSQL = likeSearchSQL(`(m.content LIKE ?1 ESCAPE '\'
-           OR m.tool_name LIKE ?1 ESCAPE '\'
-           OR m.tool_calls LIKE ?1 ESCAPE '\')`)
+	// searchLikeSQL: one literal term, @pattern = '%' || escaped term ||
+	// '%', in content, tool_name or tool_calls: the original's condition.
+	searchLikeSQL = likeSearchSQL(`(m.content LIKE @pattern ESCAPE '\'
+           OR m.tool_name LIKE @pattern ESCAPE '\'
+           OR m.tool_calls LIKE @pattern ESCAPE '\')`)
 
-	// searchLikeGroupsSQL: several terms, ?1 = JSON array of
+	// searchLikeGroupsSQL: several terms, @groups = JSON array of
 	// {"all": [patterns], "none": [patterns]}; a message matches when, for
 	// some group, its text holds every "all" pattern and no "none" pattern.
 	// NULL columns read as '' so a missing column never makes NOT (...)
 	// unknown.
 	searchLikeGroupsSQL = likeSearchSQL(`EXISTS (
-        SELECT 1 FROM json_each(?1) g
+        SELECT 1 FROM json_each(@groups) g
         WHERE NOT EXISTS (
                 SELECT 1 FROM json_each(g.value, '$.all') t
                 WHERE NOT (COALESCE(m.content, '') LIKE t.value ESCAPE '\'
