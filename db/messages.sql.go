@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 const messageConversation = `-- name: MessageConversation :many
@@ -150,8 +152,8 @@ type MessageImportParams struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
-	Timestamp           float64
-	TokenCount          *int64
+	Timestamp           sqlnum.Real
+	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
@@ -203,8 +205,8 @@ type MessageInsertParams struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
-	Timestamp           float64
-	TokenCount          *int64
+	Timestamp           sqlnum.Real
+	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
@@ -293,7 +295,7 @@ LIMIT ?4
 
 type MessagePageParams struct {
 	SessionID      string
-	AfterTimestamp float64
+	AfterTimestamp sqlnum.Real
 	AfterID        int64
 	Limit          int64
 }

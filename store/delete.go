@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // DeleteSession deletes session id and its messages in one transaction. Its
@@ -74,7 +75,7 @@ func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 	if age == 0 {
 		age = 90 * 24 * time.Hour
 	}
-	candidates := db.SessionPruneCandidatesParams{Cutoff: s.now() - age.Seconds(), Source: nullable(opts.Source)}
+	candidates := db.SessionPruneCandidatesParams{Cutoff: sqlnum.RealOf(s.now() - age.Seconds()), Source: nullable(opts.Source)}
 	if opts.DryRun {
 		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
 			return s.q.SessionPruneCandidates(ctx, q, candidates)

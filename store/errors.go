@@ -105,6 +105,19 @@ var (
 	ErrNewerSchema = migrations.ErrNewerSchema
 )
 
+// ErrSessionExists is returned by CreateSession for an id that exists
+// already; nothing was written. It matches ErrExists.
+var ErrSessionExists error = sessionExistsError{}
+
+// sessionExistsError is ErrSessionExists's type, so that it can match
+// ErrExists without ErrExists's message ("file already exists").
+type sessionExistsError struct{}
+
+func (sessionExistsError) Error() string { return "store: session already exists" }
+
+// Is makes errors.Is(err, ErrExists) true.
+func (sessionExistsError) Is(target error) bool { return target == ErrExists }
+
 // TitleInUseError is returned by SetSessionTitle when another session holds
 // the title. It matches ErrTitleInUse; its message is the original's.
 type TitleInUseError struct {

@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // SessionExport is one session with its whole transcript, as the
@@ -123,27 +124,25 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (int, error
 	})
 }
 
-// writeExportLine writes one session line, streaming its messages into the
-// line's "messages" array.
+// writeExportLine writes one session line (SessionExport.MarshalJSON's),
+// streaming its messages into the line's "messages" array.
 func (s *Store) writeExportLine(ctx context.Context, tx *sql.Tx, bw *bufio.Writer, e SessionExport) error {
-	head, err := marshalJSON(e)
+	head, err := exportHead(e)
 	if err != nil {
 		return err
 	}
-	// "messages":[] is the last field: cut the line open after its [ and
-	// stream the messages into it.
-	if _, err := bw.Write(bytes.TrimSuffix(head, []byte("]}\n"))); err != nil {
+	if _, err := bw.Write(head); err != nil {
 		return err
 	}
 	sep := ""
+	var b []byte
 	err = s.streamMessages(ctx, tx, e.ID, func(m Message) error {
-		b, err := marshalJSON(m)
-		if err != nil {
+		if b, err = appendMessageJSON(b[:0], m); err != nil {
 			return err
 		}
 		bw.WriteString(sep)
 		sep = ","
-		_, err = bw.Write(bytes.TrimSuffix(b, []byte("\n")))
+		_, err = bw.Write(b)
 		return err
 	})
 	if err != nil {
@@ -216,7 +215,7 @@ func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, 
 		if err != nil {
 			return err
 		}
-		if err := fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(last), Messages: []Message{}}); err != nil {
+		if err := fn(exportOf(r, last)); err != nil {
 			return err
 		}
 	}
@@ -255,7 +254,7 @@ func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn 
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var lastActive float64
+		var lastActive sqlnum.Real
 		if err := rows.Scan(&id, &lastActive); err != nil {
 			return err
 		}
@@ -263,11 +262,22 @@ func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn 
 		if err != nil {
 			return err
 		}
-		if err := fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(lastActive), Messages: []Message{}}); err != nil {
+		if err := fn(exportOf(r, lastActive)); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// exportOf is a session row with its last activity, messages not read yet.
+// A last activity of another storage class (the newest message's timestamp
+// holds text) is kept in Stored, as the original's export_all carries it.
+func exportOf(r db.Session, lastActive sqlnum.Real) SessionExport {
+	e := SessionExport{Session: sessionFromDB(r), Messages: []Message{}}
+	st := storedValues(e.Stored)
+	e.LastActive = Timestamp(st.real("last_active", lastActive))
+	e.Stored = st
+	return e
 }
 
 // streamMessagesSQL is MessageListBySession read as a cursor (see

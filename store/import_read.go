@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/pyjson"
 )
 
 // importRecord is one session of an import, checked and encoded for its
@@ -34,7 +35,7 @@ func parseImportRecord(raw []byte) (importRecord, error) {
 		return importRecord{}, errors.New(`"id" is missing or empty`)
 	case e.Source == "":
 		return importRecord{}, errors.New(`"source" is missing or empty`)
-	case e.StartedAt == 0:
+	case e.StartedAt == 0 && e.Stored["started_at"] == nil:
 		return importRecord{}, errors.New(`"started_at" is missing or zero`)
 	}
 	rec := importRecord{session: sessionImportParams(e.Session)}
@@ -71,7 +72,7 @@ func messageImportParams(session string, m Message) (db.MessageImportParams, err
 		return db.MessageImportParams{}, fmt.Errorf("belongs to session %q, not %q", m.SessionID, session)
 	case m.Role == "":
 		return db.MessageImportParams{}, errors.New(`"role" is missing or empty`)
-	case m.Timestamp == 0:
+	case m.Timestamp == 0 && m.Stored["timestamp"] == nil:
 		return db.MessageImportParams{}, errors.New(`"timestamp" is missing or zero`)
 	}
 	// tool_calls is exported decoded (get_messages decodes it); storing it
@@ -90,8 +91,8 @@ func messageImportParams(session string, m Message) (db.MessageImportParams, err
 	}
 	p := db.MessageImportParams{
 		SessionID: session, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID,
-		ToolCalls: calls, ToolName: m.ToolName, Timestamp: float64(m.Timestamp),
-		TokenCount: m.TokenCount, FinishReason: m.FinishReason, Reasoning: m.Reasoning,
+		ToolCalls: calls, ToolName: m.ToolName, Timestamp: realColumn(float64(m.Timestamp), m.Stored, "timestamp"),
+		TokenCount: optionalIntColumn(m.TokenCount, m.Stored, "token_count"), FinishReason: m.FinishReason, Reasoning: m.Reasoning,
 		ReasoningContent: m.ReasoningContent, ReasoningDetails: textColumn(m.ReasoningDetails),
 		CodexReasoningItems: textColumn(m.CodexReasoningItems), CodexMessageItems: textColumn(m.CodexMessageItems),
 	}
@@ -106,24 +107,35 @@ func sessionImportParams(s Session) db.SessionImportParams {
 	return db.SessionImportParams{
 		ID: s.ID, Source: s.Source, UserID: s.UserID, Model: s.Model,
 		ModelConfig: textColumn(s.ModelConfig), SystemPrompt: s.SystemPrompt,
-		ParentSessionID: s.ParentSessionID, StartedAt: float64(s.StartedAt),
-		EndedAt: (*float64)(s.EndedAt), EndReason: s.EndReason,
-		MessageCount: &s.MessageCount, ToolCallCount: &s.ToolCallCount,
-		InputTokens: &s.InputTokens, OutputTokens: &s.OutputTokens, Title: s.Title,
-		CacheReadTokens: &s.CacheReadTokens, CacheWriteTokens: &s.CacheWriteTokens,
-		ReasoningTokens: &s.ReasoningTokens, BillingProvider: s.BillingProvider,
-		BillingBaseURL: s.BillingBaseURL, BillingMode: s.BillingMode,
-		EstimatedCostUSD: s.EstimatedCostUSD, ActualCostUSD: s.ActualCostUSD,
-		CostStatus: s.CostStatus, CostSource: s.CostSource,
-		PricingVersion: s.PricingVersion, APICallCount: &s.APICallCount,
+		ParentSessionID: s.ParentSessionID, StartedAt: realColumn(float64(s.StartedAt), s.Stored, "started_at"),
+		EndedAt: optionalRealColumn((*float64)(s.EndedAt), s.Stored, "ended_at"), EndReason: s.EndReason,
+		MessageCount:     intColumn(s.MessageCount, s.Stored, "message_count"),
+		ToolCallCount:    intColumn(s.ToolCallCount, s.Stored, "tool_call_count"),
+		InputTokens:      intColumn(s.InputTokens, s.Stored, "input_tokens"),
+		OutputTokens:     intColumn(s.OutputTokens, s.Stored, "output_tokens"),
+		Title:            s.Title,
+		CacheReadTokens:  intColumn(s.CacheReadTokens, s.Stored, "cache_read_tokens"),
+		CacheWriteTokens: intColumn(s.CacheWriteTokens, s.Stored, "cache_write_tokens"),
+		ReasoningTokens:  intColumn(s.ReasoningTokens, s.Stored, "reasoning_tokens"),
+		BillingProvider:  s.BillingProvider,
+		BillingBaseURL:   s.BillingBaseURL, BillingMode: s.BillingMode,
+		EstimatedCostUSD: optionalRealColumn(s.EstimatedCostUSD, s.Stored, "estimated_cost_usd"),
+		ActualCostUSD:    optionalRealColumn(s.ActualCostUSD, s.Stored, "actual_cost_usd"),
+		CostStatus:       s.CostStatus, CostSource: s.CostSource,
+		PricingVersion: s.PricingVersion, APICallCount: intColumn(s.APICallCount, s.Stored, "api_call_count"),
 	}
 }
 
-// checkJSONText refuses a JSON column whose text is not JSON: every JSON
-// column the store writes holds valid JSON.
+// checkJSONText refuses a JSON column whose text is not JSON, or is JSON
+// nested deeper than Python reads (pyjson.MaxDepth): every JSON column the
+// store writes holds what the original can read back. The text itself is
+// stored as it is.
 func checkJSONText(field string, t JSONText) error {
-	if t != nil && !json.Valid(t) {
-		return fmt.Errorf("%w: %s", ErrInvalidJSON, field)
+	if t == nil {
+		return nil
+	}
+	if _, err := pyjson.Encode(t); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func (s *Store) TopSessionsByTokens(ctx context.Context, n int) ([]TopSession, e
 		}
 		out := make([]TopSession, len(rows))
 		for i, r := range rows {
-			out[i] = TopSession{r.ID, r.Title, r.Model, r.TotalTokens, r.EstimatedCostUSD}
+			out[i] = TopSession{r.ID, r.Title, r.Model, r.TotalTokens, optionalFloat(r.EstimatedCostUSD)}
 		}
 		return out, nil
 	})
