@@ -46,7 +46,8 @@ var (
 // kind of value it can hold but its Go field cannot: for INTEGER columns a
 // REAL (1.5, and the REAL SQLite makes of an overflowing sum), TEXT (with
 // and without a number in front) and a BLOB; for REAL columns TEXT, a BLOB
-// and an infinite REAL (of the right class, but JSON has no number for it).
+// and an infinite REAL (of the right class, but JSON has no number for it:
+// it reads as the largest float of its sign).
 func badValues() []badValue {
 	var out []badValue
 	ints := func(table, column string) {
@@ -64,8 +65,8 @@ func badValues() []badValue {
 			badValue{table, column, "'soon'", "text", 0.0, "soon"},
 			badValue{table, column, "'1.5e3 s'", "text", 1500.0, "1.5e3 s"},
 			badValue{table, column, "x'3132'", "blob", 12.0, []byte("12")},
-			badValue{table, column, "1e999", "real", math.Inf(1), math.Inf(1)},
-			badValue{table, column, "-1e999", "real", math.Inf(-1), math.Inf(-1)},
+			badValue{table, column, "1e999", "real", math.MaxFloat64, math.Inf(1)},
+			badValue{table, column, "-1e999", "real", -math.MaxFloat64, math.Inf(-1)},
 		)
 	}
 	for _, c := range sessionIntColumns {
@@ -482,7 +483,7 @@ func TestBadValuesExportLine(t *testing.T) {
 		t.Errorf("the line read back: Stored (-want +got):\n%s", diff)
 	}
 	if e.InputTokens != math.MaxInt64 || e.OutputTokens != 1 || e.CacheReadTokens != 0 || e.ReasoningTokens != 12 ||
-		!math.IsInf(*e.EstimatedCostUSD, 1) || *e.ActualCostUSD != 0 {
+		*e.EstimatedCostUSD != math.MaxFloat64 || *e.ActualCostUSD != 0 {
 		t.Errorf("the line read back: %+v", e.Session)
 	}
 	exp, err := s.ExportSession(context.Background(), "empty")

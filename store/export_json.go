@@ -85,8 +85,8 @@ func storedReplacements(stored map[string]any) map[string][]byte {
 // marshalReplacing marshals the struct v (without HTML escaping or a
 // newline) with the values of the keys in replace replaced. With
 // placeholders, the fields of those keys hold a placeholder while
-// encoding/json writes the object: an infinite float would fail it, and a
-// zero one be left out by omitzero.
+// encoding/json writes the object: a zero one would be left out by
+// omitzero (a last_active of text reads as 0).
 func marshalReplacing(v any, replace map[string][]byte, placeholders bool) ([]byte, error) {
 	if len(replace) == 0 {
 		b, err := marshalJSON(v)
@@ -95,7 +95,7 @@ func marshalReplacing(v any, replace map[string][]byte, placeholders bool) ([]by
 	if placeholders {
 		c := reflect.New(reflect.TypeOf(v)).Elem()
 		c.Set(reflect.ValueOf(v))
-		setNumbers(c, replace, func([]byte) float64 { return 1 })
+		setPlaceholders(c, replace)
 		v = c.Interface()
 	}
 	b, err := marshalJSON(v)
@@ -131,19 +131,17 @@ func floatJSON(f float64) []byte {
 	return pyjson.AppendFloat(nil, f)
 }
 
-// setNumbers sets the numeric fields of struct v (and of structs it
-// embeds) whose JSON key is in values: an int64 field to the value
-// converted, a float field to it; a nil pointer field gets one.
-func setNumbers[T any](v reflect.Value, values map[string]T, number func(T) float64) {
+// setPlaceholders sets the numeric fields of struct v (and of structs it
+// embeds) whose JSON key is in keys to 1; a nil pointer field gets a 1.
+func setPlaceholders(v reflect.Value, keys map[string][]byte) {
 	for i := range v.NumField() {
 		f, field := v.Type().Field(i), v.Field(i)
 		if f.Anonymous && field.Kind() == reflect.Struct {
-			setNumbers(field, values, number)
+			setPlaceholders(field, keys)
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		x, ok := values[name]
-		if !ok {
+		if _, ok := keys[name]; !ok {
 			continue
 		}
 		if field.Kind() == reflect.Pointer {
@@ -152,9 +150,9 @@ func setNumbers[T any](v reflect.Value, values map[string]T, number func(T) floa
 		}
 		switch field.Kind() {
 		case reflect.Int64:
-			field.SetInt(sqlnum.FloatToInt(number(x)))
+			field.SetInt(1)
 		case reflect.Float64:
-			field.SetFloat(number(x))
+			field.SetFloat(1)
 		}
 	}
 }
@@ -207,26 +205,13 @@ func (e *SessionExport) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(lifted, (*exportFields)(e)); err != nil {
 		return err
 	}
-	e.Stored = restoreInfinities(reflect.ValueOf(e).Elem(), stored)
+	e.Stored = stored
 	for i, st := range msgStored {
 		if i < len(e.Messages) {
-			e.Messages[i].Stored = restoreInfinities(reflect.ValueOf(&e.Messages[i]).Elem(), st)
+			e.Messages[i].Stored = st
 		}
 	}
 	return nil
-}
-
-// restoreInfinities gives the fields of struct v the infinite floats of
-// stored, which liftNumbers had to write as 0, and returns stored.
-func restoreInfinities(v reflect.Value, stored storedValues) storedValues {
-	inf := map[string]float64{}
-	for key, x := range stored {
-		if f, ok := x.(float64); ok && math.IsInf(f, 0) {
-			inf[key] = f
-		}
-	}
-	setNumbers(v, inf, func(f float64) float64 { return f })
-	return stored
 }
 
 // numericKeys are the export's numeric keys, true for INTEGER columns.
@@ -316,10 +301,7 @@ func liftObject(obj map[string]json.RawMessage, keys map[string]bool) (storedVal
 		default:
 			continue // null, or not a number: the decoder reports it
 		}
-		if math.IsInf(n.Float64, 0) {
-			n.Float64 = 0 // kept in st; encoding/json cannot carry it
-		}
-		obj[key] = pyjson.AppendFloat(nil, n.Float64)
+		obj[key] = pyjson.AppendFloat(nil, finite(n.Float64)) // as a read gives it
 	}
 	return st, nil
 }

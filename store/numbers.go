@@ -12,7 +12,10 @@ import (
 // too (package sqlnum), gives the Go field CAST(value AS INTEGER) or
 // CAST(value AS REAL), and keeps the stored value in the row's Stored map,
 // so an export writes what the original's export writes and an import
-// stores it again unchanged.
+// stores it again unchanged. An infinite REAL (Python's float('inf')) is
+// kept the same way and reads as the largest finite float of its sign:
+// JSON has no number for infinity, and every --json output must still
+// work.
 
 // storedValues collects the Stored map of one row while its numeric
 // columns are converted: nil until a column needs an entry.
@@ -36,7 +39,7 @@ func (st *storedValues) optionalInt(key string, n sqlnum.Int) *int64 {
 // real converts a REAL column; NULL reads as 0.
 func (st *storedValues) real(key string, r sqlnum.Real) float64 {
 	st.keepReal(key, r)
-	return r.Float64
+	return finite(r.Float64)
 }
 
 // optionalReal converts a nullable REAL column: nil for NULL.
@@ -52,7 +55,18 @@ func optionalFloat(r sqlnum.Real) *float64 {
 	if !r.Valid {
 		return nil
 	}
-	return &r.Float64
+	return new(finite(r.Float64))
+}
+
+// finite is f, or for ±Inf the largest finite float64 of its sign.
+func finite(f float64) float64 {
+	switch {
+	case math.IsInf(f, 1):
+		return math.MaxFloat64
+	case math.IsInf(f, -1):
+		return -math.MaxFloat64
+	}
+	return f
 }
 
 // keepReal keeps a REAL column's stored value, and an infinite one, which

@@ -77,8 +77,9 @@ type Session struct {
 	// column, TEXT or a BLOB in a REAL one, or an infinite REAL. It maps
 	// the column's JSON key to the value as stored (float64, string or
 	// []byte); the field holds CAST(value AS INTEGER) or CAST(value AS
-	// REAL). Exports write the stored value, as the original's export
-	// does; an import writes it back.
+	// REAL), an infinity the largest float64 of its sign. Exports write
+	// the stored value, as the original's export does; an import writes
+	// it back.
 	Stored map[string]any `json:"-"`
 }
 
