@@ -17,8 +17,11 @@ var ErrInvalidImport = errors.New("store: invalid import record")
 
 // ImportError reports a malformed record of an import: not JSON, not a
 // session object, a required field missing, a message of another session,
-// a JSON column that is not JSON. Nothing of the record's batch was
-// written. It matches ErrInvalidImport.
+// a JSON column that is not JSON (or is nested deeper than Python reads:
+// ErrInvalidJSON), text that is not UTF-8 or escapes a lone UTF-16
+// surrogate (ErrInvalidText, naming the field). Nothing of the record's
+// batch was written. It matches ErrInvalidImport, and the problem's own
+// sentinel through Unwrap.
 type ImportError struct {
 	// Line is the 1-based line the record starts on.
 	Line int

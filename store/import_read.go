@@ -26,6 +26,9 @@ type importRecord struct {
 
 // parseImportRecord decodes and checks one session object.
 func parseImportRecord(raw []byte) (importRecord, error) {
+	if err := checkImportText(raw); err != nil {
+		return importRecord{}, err
+	}
 	var e SessionExport
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return importRecord{}, fmt.Errorf("not a session object: %w", err)
