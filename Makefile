@@ -7,10 +7,13 @@ TAGS  := sqlite_fts5
 # first build (about 4 minutes).
 SQLC  := go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
 
-.PHONY: help generate verify test bench stress vet fmt tidy
+.PHONY: help build generate verify test bench stress vet fmt tidy
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## build cmd/migrate and cmd/sessions into bin/ (the commit is stamped from the checkout)
+	go build -tags $(TAGS) -o bin/ ./cmd/migrate ./cmd/sessions
 
 generate: ## regenerate schema/schema.sql from the migrations, then db/ with sqlc
 	go run -tags $(TAGS) ./internal/cmd/schemadump -o schema/schema.sql

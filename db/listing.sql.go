@@ -10,7 +10,7 @@ import (
 )
 
 const sessionListRich = `-- name: SessionListRich :many
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.title, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
     CAST(COALESCE(
         (SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
          FROM messages m
@@ -89,7 +89,6 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 			&i.Session.ToolCallCount,
 			&i.Session.InputTokens,
 			&i.Session.OutputTokens,
-			&i.Session.Title,
 			&i.Session.CacheReadTokens,
 			&i.Session.CacheWriteTokens,
 			&i.Session.ReasoningTokens,
@@ -101,6 +100,7 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 			&i.Session.CostStatus,
 			&i.Session.CostSource,
 			&i.Session.PricingVersion,
+			&i.Session.Title,
 			&i.Session.APICallCount,
 			&i.PreviewRaw,
 			&i.LastActive,
@@ -119,7 +119,7 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 }
 
 const sessionRichRow = `-- name: SessionRichRow :one
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.title, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
     CAST(COALESCE(
         (SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
          FROM messages m
@@ -163,7 +163,6 @@ func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (Sessi
 		&i.Session.ToolCallCount,
 		&i.Session.InputTokens,
 		&i.Session.OutputTokens,
-		&i.Session.Title,
 		&i.Session.CacheReadTokens,
 		&i.Session.CacheWriteTokens,
 		&i.Session.ReasoningTokens,
@@ -175,6 +174,7 @@ func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (Sessi
 		&i.Session.CostStatus,
 		&i.Session.CostSource,
 		&i.Session.PricingVersion,
+		&i.Session.Title,
 		&i.Session.APICallCount,
 		&i.PreviewRaw,
 		&i.LastActive,

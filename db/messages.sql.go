@@ -242,7 +242,7 @@ func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertP
 }
 
 const messageListBySession = `-- name: MessageListBySession :many
-SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_details, codex_reasoning_items, reasoning_content, codex_message_items FROM messages WHERE session_id = ?1 ORDER BY timestamp, id
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = ?1 ORDER BY timestamp, id
 `
 
 // MessageListBySession returns a session's messages oldest first.
@@ -267,9 +267,9 @@ func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID s
 			&i.TokenCount,
 			&i.FinishReason,
 			&i.Reasoning,
+			&i.ReasoningContent,
 			&i.ReasoningDetails,
 			&i.CodexReasoningItems,
-			&i.ReasoningContent,
 			&i.CodexMessageItems,
 		); err != nil {
 			return nil, err
@@ -286,7 +286,7 @@ func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID s
 }
 
 const messagePage = `-- name: MessagePage :many
-SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_details, codex_reasoning_items, reasoning_content, codex_message_items FROM messages
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages
 WHERE session_id = ?1
   AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3))
 ORDER BY timestamp, id
@@ -330,9 +330,9 @@ func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParam
 			&i.TokenCount,
 			&i.FinishReason,
 			&i.Reasoning,
+			&i.ReasoningContent,
 			&i.ReasoningDetails,
 			&i.CodexReasoningItems,
-			&i.ReasoningContent,
 			&i.CodexMessageItems,
 		); err != nil {
 			return nil, err

@@ -20,9 +20,9 @@ type Message struct {
 	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
+	ReasoningContent    *string
 	ReasoningDetails    *string
 	CodexReasoningItems *string
-	ReasoningContent    *string
 	CodexMessageItems   *string
 }
 
@@ -53,7 +53,6 @@ type Session struct {
 	ToolCallCount    sqlnum.Int
 	InputTokens      sqlnum.Int
 	OutputTokens     sqlnum.Int
-	Title            *string
 	CacheReadTokens  sqlnum.Int
 	CacheWriteTokens sqlnum.Int
 	ReasoningTokens  sqlnum.Int
@@ -65,6 +64,7 @@ type Session struct {
 	CostStatus       *string
 	CostSource       *string
 	PricingVersion   *string
+	Title            *string
 	APICallCount     sqlnum.Int
 }
 

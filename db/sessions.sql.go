@@ -106,7 +106,7 @@ func (q *Queries) SessionAddTokens(ctx context.Context, db DBTX, arg SessionAddT
 }
 
 const sessionBrowse = `-- name: SessionBrowse :many
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.title, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
     CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
 FROM sessions s
 LEFT JOIN (
@@ -155,7 +155,6 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.ToolCallCount,
 			&i.Session.InputTokens,
 			&i.Session.OutputTokens,
-			&i.Session.Title,
 			&i.Session.CacheReadTokens,
 			&i.Session.CacheWriteTokens,
 			&i.Session.ReasoningTokens,
@@ -167,6 +166,7 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.CostStatus,
 			&i.Session.CostSource,
 			&i.Session.PricingVersion,
+			&i.Session.Title,
 			&i.Session.APICallCount,
 			&i.LastActive,
 		); err != nil {
@@ -356,7 +356,7 @@ func (q *Queries) SessionExists(ctx context.Context, db DBTX, id string) (bool, 
 }
 
 const sessionGet = `-- name: SessionGet :one
-SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, api_call_count FROM sessions WHERE id = ?1
+SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count FROM sessions WHERE id = ?1
 `
 
 // SessionGet returns one session by exact id. Timestamps are REAL epoch
@@ -380,7 +380,6 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.ToolCallCount,
 		&i.InputTokens,
 		&i.OutputTokens,
-		&i.Title,
 		&i.CacheReadTokens,
 		&i.CacheWriteTokens,
 		&i.ReasoningTokens,
@@ -392,6 +391,7 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.CostStatus,
 		&i.CostSource,
 		&i.PricingVersion,
+		&i.Title,
 		&i.APICallCount,
 	)
 	return i, err
@@ -565,13 +565,14 @@ func (q *Queries) SessionReopen(ctx context.Context, db DBTX, id string) (int64,
 
 const sessionResolvePrefix = `-- name: SessionResolvePrefix :many
 SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
-ORDER BY started_at DESC LIMIT 2
+ORDER BY started_at DESC, id DESC LIMIT 21
 `
 
-// SessionResolvePrefix finds sessions whose id starts with a prefix. The
-// pattern arrives LIKE-escaped with a trailing %; two rows are enough to tell
-// a unique prefix from an ambiguous one. LIKE is ASCII case-insensitive, as
-// in the original.
+// SessionResolvePrefix finds sessions whose id starts with a prefix, newest
+// first. The pattern arrives LIKE-escaped with a trailing %. Two rows would
+// tell a unique prefix from an ambiguous one; 21 let an ambiguous prefix list
+// its first 20 candidates (store.MaxAmbiguousCandidates) and say whether there
+// are more. LIKE is ASCII case-insensitive, as in the original.
 func (q *Queries) SessionResolvePrefix(ctx context.Context, db DBTX, pattern string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, sessionResolvePrefix, pattern)
 	if err != nil {

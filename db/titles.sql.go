@@ -10,7 +10,7 @@ import (
 )
 
 const sessionGetByTitle = `-- name: SessionGetByTitle :one
-SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, api_call_count FROM sessions WHERE title = ?1 LIMIT 1
+SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count FROM sessions WHERE title = ?1 LIMIT 1
 `
 
 // SessionGetByTitle finds the session with exactly this title (the unique
@@ -33,7 +33,6 @@ func (q *Queries) SessionGetByTitle(ctx context.Context, db DBTX, title *string)
 		&i.ToolCallCount,
 		&i.InputTokens,
 		&i.OutputTokens,
-		&i.Title,
 		&i.CacheReadTokens,
 		&i.CacheWriteTokens,
 		&i.ReasoningTokens,
@@ -45,6 +44,7 @@ func (q *Queries) SessionGetByTitle(ctx context.Context, db DBTX, title *string)
 		&i.CostStatus,
 		&i.CostSource,
 		&i.PricingVersion,
+		&i.Title,
 		&i.APICallCount,
 	)
 	return i, err

@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// adopt runs under the migration lock, before goose reads the version, and
-// lets a file the Python original wrote join the goose chain at its version
-// even when its columns are ahead of that number.
+// adopt runs under the migration lock, before goose reads the version in
+// UpTo below Latest, and lets a file the Python original wrote join the goose
+// chain at its version even when its columns are ahead of that number. (Up
+// to Latest needs none of this: it adds whatever is missing.)
 //
 // The original's historical steps each ran only if current_version < N and
 // swallowed "duplicate column" errors; one of its versions was renumbered
@@ -30,7 +31,7 @@ import (
 // the original completed them, idempotently: missing columns and objects are
 // added, present ones left alone, and version k is recorded. goose then runs
 // k+1… as written. Columns still missing (the wrinkle file's
-// reasoning_content) are added by [Reconcile] at the end, as in the original.
+// reasoning_content) are added by the way up to Latest, as in the original.
 //
 // It returns one Result (Adopted set) per migration it completed.
 func adopt(ctx context.Context, conn *sql.Conn, target int64, log *slog.Logger) ([]Result, error) {

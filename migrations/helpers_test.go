@@ -74,18 +74,45 @@ func migrateTo(t *testing.T, db *sql.DB, v int64) {
 	}
 }
 
-// upAndReconcile is what the store does on open: Up, then Reconcile. It
-// returns Up's results.
-func upAndReconcile(t *testing.T, db *sql.DB) []Result {
+// up is what the store does on open: Up, which reconciles. It returns Up's
+// result.
+func up(t *testing.T, db *sql.DB) UpResult {
 	t.Helper()
-	ctx := context.Background()
-	m := newMigrator(t, db, nil)
+	res, err := newMigrator(t, db, nil).Up(context.Background())
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	return res
+}
+
+// upTo runs UpTo(v) on db.
+func upTo(t *testing.T, db *sql.DB, v int64) UpResult {
+	t.Helper()
+	res, err := newMigrator(t, db, nil).UpTo(context.Background(), v)
+	if err != nil {
+		t.Fatalf("UpTo(%d): %v", v, err)
+	}
+	return res
+}
+
+// upgradedOnce runs m.Up on a file at version from and checks that it
+// went to Latest the original's way (changes, no goose migration) and that
+// a second Up finds nothing to do.
+func upgradedOnce(t *testing.T, ctx context.Context, m *Migrator, from int64) UpResult {
+	t.Helper()
 	res, err := m.Up(ctx)
 	if err != nil {
 		t.Fatalf("Up: %v", err)
 	}
-	if _, err := m.Reconcile(ctx); err != nil {
-		t.Fatalf("Reconcile: %v", err)
+	if res.From != from || res.To != Latest || len(res.Migrations) != 0 || len(res.Changes) == 0 {
+		t.Errorf("Up = %+v, want %d → %d with changes and no goose migration", res, from, Latest)
+	}
+	again, err := m.Up(ctx)
+	if err != nil {
+		t.Fatalf("second Up: %v", err)
+	}
+	if again.From != Latest || again.To != Latest || len(again.Changes) != 0 {
+		t.Errorf("second Up = %+v, want nothing to do", again)
 	}
 	return res
 }

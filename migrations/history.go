@@ -84,7 +84,7 @@ func replay(ctx context.Context) (*history, error) {
 	}
 	h.after = append(h.after, empty)
 	for v := int64(1); v <= Latest; v++ {
-		if _, err := m.UpTo(ctx, v); err != nil {
+		if _, err := m.gooseUpTo(ctx, v); err != nil {
 			return nil, fmt.Errorf("replay migrations: %w", err)
 		}
 		s, err := takeSnapshot(ctx, db)

@@ -109,22 +109,7 @@ func testUpgradeFrom(t *testing.T, n int64) {
 		insertUpgradeRows(t, db)
 	}
 
-	m := newMigrator(t, db, nil)
-	res, err := m.Up(ctx)
-	if err != nil {
-		t.Fatalf("Up: %v", err)
-	}
-	if diff := cmp.Diff(upNames(n+1, Latest), resultNames(res)); diff != "" {
-		t.Errorf("Up results (-want +got):\n%s", diff)
-	}
-	changes, err := m.Reconcile(ctx)
-	if err != nil {
-		t.Fatalf("Reconcile: %v", err)
-	}
-	// A file built by the migrations lacks nothing the schema declares.
-	if diff := cmp.Diff([]string(nil), changes); diff != "" {
-		t.Errorf("Reconcile changes (-want +got):\n%s", diff)
-	}
+	upgradedOnce(t, ctx, newMigrator(t, db, nil), n)
 	if n == 0 {
 		// An empty file has no tables to hold rows before the upgrade.
 		insertUpgradeRows(t, db)
@@ -160,7 +145,10 @@ func testUpgradeFrom(t *testing.T, n int64) {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 
-	if diff := cmp.Diff(freshSchema(t), schemaOf(t, db)); diff != "" {
+	// The original appends the columns a version lacks, so only their
+	// order may differ from a new file's.
+	byName := cmpopts.SortSlices(func(a, b column) bool { return a.Name < b.Name })
+	if diff := cmp.Diff(freshSchema(t), schemaOf(t, db), byName); diff != "" {
 		t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
 	}
 

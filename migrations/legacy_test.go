@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -20,9 +21,6 @@ func TestPythonFilesUpgrade(t *testing.T) {
 		name    string
 		fixture string
 		from    int64
-		// The v9 original created its tables whole, so only its column order
-		// differs from a file the migrations built.
-		anyColumnOrder bool
 		// Exact values of the root session and of message 2 after the upgrade:
 		// the v1 file gets the later columns' defaults.
 		root []any
@@ -34,7 +32,7 @@ func TestPythonFilesUpgrade(t *testing.T) {
 			msg2: []any{"assistant", "", nil, nil},
 		},
 		{
-			name: "V9", fixture: "state-v9.db", from: 9, anyColumnOrder: true,
+			name: "V9", fixture: "state-v9.db", from: 9,
 			root: []any{"cli", int64(4), "my project", int64(10), int64(2), "openrouter"},
 			msg2: []any{"assistant", "", "tool_calls", "I should search."},
 		},
@@ -53,21 +51,7 @@ func TestPythonFilesUpgrade(t *testing.T) {
 				t.Fatalf("fixture holds %d sessions and %d messages, want 4 and 8", len(sessionsBefore), len(messagesBefore))
 			}
 
-			m := newMigrator(t, db, nil)
-			res, err := m.Up(ctx)
-			if err != nil {
-				t.Fatalf("Up: %v", err)
-			}
-			if diff := cmp.Diff(upNames(tc.from+1, Latest), resultNames(res)); diff != "" {
-				t.Errorf("Up results (-want +got):\n%s", diff)
-			}
-			changes, err := m.Reconcile(ctx)
-			if err != nil {
-				t.Fatalf("Reconcile: %v", err)
-			}
-			if diff := cmp.Diff([]string(nil), changes); diff != "" {
-				t.Errorf("Reconcile changes (-want +got):\n%s", diff)
-			}
+			upgradedOnce(t, ctx, newMigrator(t, db, nil), tc.from)
 			if got := versionOf(t, db); got != Latest {
 				t.Errorf("version = %d, want %d", got, Latest)
 			}
@@ -87,11 +71,10 @@ func TestPythonFilesUpgrade(t *testing.T) {
 				t.Errorf("message 2 (-want +got):\n%s", diff)
 			}
 
-			var opts []cmp.Option
-			if tc.anyColumnOrder {
-				opts = append(opts, cmpopts.SortSlices(func(a, b column) bool { return a.Name < b.Name }))
-			}
-			if diff := cmp.Diff(freshSchema(t), schemaOf(t, db), opts...); diff != "" {
+			// An upgraded file has its columns in the original's order for it
+			// (the golden test holds that); here, the same set.
+			byName := cmpopts.SortSlices(func(a, b column) bool { return a.Name < b.Name })
+			if diff := cmp.Diff(freshSchema(t), schemaOf(t, db), byName); diff != "" {
 				t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
 			}
 
@@ -126,14 +109,16 @@ func TestPythonFilesUpgrade(t *testing.T) {
 }
 
 // TestAdoptColumnsAheadOfVersion upgrades files whose columns run ahead of
-// their version, as a newer original's reconcile leaves them.
+// their version, as a newer original's reconcile leaves them, through the
+// goose migrations (UpTo below Latest); Up itself adds what is missing
+// declaratively (UpAddsInDeclarationOrder).
 func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 	t.Parallel()
 
 	t.Run("WholeMigrations", func(t *testing.T) {
 		t.Parallel()
 		// At 5 with all of v6 and v7: both are adopted (recorded without
-		// running), so goose applies 8…11 only.
+		// running), so goose applies 8…10 only.
 		db := openNew(t)
 		migrateTo(t, db, 5)
 		dbtest.Exec(t, db,
@@ -142,15 +127,17 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 			`ALTER TABLE messages ADD COLUMN "codex_reasoning_items" TEXT`,
 			`ALTER TABLE messages ADD COLUMN "reasoning_content" TEXT`,
 		)
-		res := upAndReconcile(t, db)
-		if diff := cmp.Diff(append(adoptedNames(6, 7), upNames(8, Latest)...), resultNames(res)); diff != "" {
-			t.Errorf("Up results (-want +got):\n%s", diff)
+		res := upTo(t, db, Latest-1)
+		if diff := cmp.Diff(append(adoptedNames(6, 7), upNames(8, Latest-1)...), resultNames(res.Migrations)); diff != "" {
+			t.Errorf("UpTo results (-want +got):\n%s", diff)
 		}
-		if got := versionOf(t, db); got != Latest {
-			t.Errorf("version = %d, want %d", got, Latest)
+		if got := versionOf(t, db); got != Latest-1 {
+			t.Errorf("version = %d, want %d", got, Latest-1)
 		}
-		if diff := cmp.Diff(freshSchema(t), schemaOf(t, db)); diff != "" {
-			t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
+		want := openNew(t)
+		migrateTo(t, want, Latest-1)
+		if diff := cmp.Diff(schemaOf(t, want), schemaOf(t, db)); diff != "" {
+			t.Errorf("schema differs from a replayed file (-replayed +adopted):\n%s", diff)
 		}
 	})
 
@@ -183,17 +170,12 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 			`ALTER TABLE "messages" ADD COLUMN "codex_reasoning_items" TEXT`,
 			`ALTER TABLE "messages" ADD COLUMN "codex_message_items" TEXT`,
 		)
-		res, err := newMigrator(t, db, nil).Up(context.Background())
-		if err != nil {
-			t.Fatalf("Up: %v", err)
-		}
+		res := upTo(t, db, Latest-1)
 		// 4 (the title index, missing) through 9 are completed in place.
-		if diff := cmp.Diff(append(adoptedNames(4, 9), upNames(10, Latest)...), resultNames(res)); diff != "" {
-			t.Errorf("Up results (-want +got):\n%s", diff)
+		if diff := cmp.Diff(append(adoptedNames(4, 9), upNames(10, Latest-1)...), resultNames(res.Migrations)); diff != "" {
+			t.Errorf("UpTo results (-want +got):\n%s", diff)
 		}
-		if got := versionOf(t, db); got != Latest {
-			t.Errorf("version = %d, want %d", got, Latest)
-		}
+		upgradedOnce(t, context.Background(), newMigrator(t, db, nil), Latest-1)
 		byName := cmpopts.SortSlices(func(a, b column) bool { return a.Name < b.Name })
 		if diff := cmp.Diff(freshSchema(t), schemaOf(t, db), byName); diff != "" {
 			t.Errorf("schema differs from a fresh file (-fresh +upgraded):\n%s", diff)
@@ -216,7 +198,7 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("UpTo(6): %v", err)
 		}
-		if diff := cmp.Diff(adoptedNames(6, 6), resultNames(res)); diff != "" {
+		if diff := cmp.Diff(adoptedNames(6, 6), resultNames(res.Migrations)); diff != "" {
 			t.Errorf("UpTo(6) results (-want +got):\n%s", diff)
 		}
 		if got := versionOf(t, db); got != 6 {
@@ -228,12 +210,10 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		t.Parallel()
 		// At 5 with one of v6's three columns: adoption adds the other two
 		// after it, in the migration's order.
-		db := openNew(t)
-		migrateTo(t, db, 5)
-		dbtest.Exec(t, db, `ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`)
-		res := upAndReconcile(t, db)
-		if diff := cmp.Diff(append(adoptedNames(6, 6), upNames(7, Latest)...), resultNames(res)); diff != "" {
-			t.Errorf("Up results (-want +got):\n%s", diff)
+		db := v5WithReasoningDetails(t)
+		res := upTo(t, db, Latest-1)
+		if diff := cmp.Diff(append(adoptedNames(6, 6), upNames(7, Latest-1)...), resultNames(res.Migrations)); diff != "" {
+			t.Errorf("UpTo results (-want +got):\n%s", diff)
 		}
 		want := []string{
 			"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "token_count",
@@ -243,4 +223,42 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 			t.Errorf("messages columns (-want +got):\n%s", diff)
 		}
 	})
+
+	t.Run("UpAddsInDeclarationOrder", func(t *testing.T) {
+		t.Parallel()
+		// The same file through Up: the original's _reconcile_columns adds
+		// each missing column in SCHEMA_SQL's order, after what is there.
+		db := v5WithReasoningDetails(t)
+		res := upgradedOnce(t, context.Background(), newMigrator(t, db, nil), 5)
+		wantChanges := []string{
+			"create table state_meta",
+			"add column sessions.api_call_count",
+			"add column messages.reasoning",
+			"add column messages.reasoning_content",
+			"add column messages.codex_reasoning_items",
+			"add column messages.codex_message_items",
+			"rebuild full-text index messages_fts",
+			"rebuild full-text index messages_fts_trigram",
+			"set schema version 11",
+		}
+		if diff := cmp.Diff(wantChanges, res.Changes); diff != "" {
+			t.Errorf("Up changes (-want +got):\n%s", diff)
+		}
+		want := []string{
+			"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "token_count",
+			"finish_reason", "reasoning_details", "reasoning", "reasoning_content", "codex_reasoning_items", "codex_message_items",
+		}
+		if diff := cmp.Diff(want, columnNames(t, db, "messages")); diff != "" {
+			t.Errorf("messages columns (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// v5WithReasoningDetails is a v5 file holding one of v6's three columns.
+func v5WithReasoningDetails(t *testing.T) *sql.DB {
+	t.Helper()
+	db := openNew(t)
+	migrateTo(t, db, 5)
+	dbtest.Exec(t, db, `ALTER TABLE messages ADD COLUMN "reasoning_details" TEXT`)
+	return db
 }

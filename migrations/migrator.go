@@ -25,12 +25,39 @@ type Options struct {
 	// transaction and rolls it back at the end: the results say what would be
 	// applied, and the file is left as it was.
 	DryRun bool
-	// Retry is the policy for taking the write lock; zero means
-	// [sqlite.DefaultRetry].
-	Retry sqlite.Retry
+	// Retry is the policy for taking the write lock; the zero value means
+	// the original's (15 attempts, 20–150 ms apart).
+	Retry Retry
+	// NoReconcile makes Up and UpTo(Latest) leave a file that is already at
+	// Latest as it is, even when it lacks declared columns, indexes or FTS
+	// indexes. A file below Latest is always brought all the way: for the
+	// original, adding the missing columns is how v2–v9 are applied.
+	NoReconcile bool
 	// Logger receives goose's progress and the adoption/reconcile steps at
 	// Info level; nil logs nothing.
 	Logger *slog.Logger
+}
+
+// Retry is how the migrator waits for the write lock another connection
+// holds: the whole attempt runs again, up to Attempts times, with a random
+// sleep between MinDelay and MaxDelay.
+type Retry struct {
+	Attempts           int
+	MinDelay, MaxDelay time.Duration
+	// OnRetry, when set, is called after each busy attempt that will be
+	// retried, with its 1-based number and error.
+	OnRetry func(attempt int, err error)
+}
+
+// policy returns r as the sqlite package's policy, the original's when r
+// is zero.
+func (r Retry) policy() sqlite.Retry {
+	if r.Attempts == 0 {
+		p := sqlite.DefaultRetry()
+		p.OnRetry = r.OnRetry
+		return p
+	}
+	return sqlite.Retry{Attempts: r.Attempts, MinDelay: r.MinDelay, MaxDelay: r.MaxDelay, OnRetry: r.OnRetry}
 }
 
 // Result is one migration applied or rolled back.
@@ -43,6 +70,25 @@ type Result struct {
 	// the migrator added only what was missing and recorded the version
 	// (see adopt.go); goose did not run it.
 	Adopted bool
+}
+
+// UpResult is what Up or UpTo did.
+type UpResult struct {
+	// From and To are the schema versions before and after (equal when
+	// nothing was to be done; To is what a dry run would have reached).
+	From, To int64
+	// Migrations are the goose migrations UpTo applied below Latest, in
+	// order, including the ones adopted (see adopt.go). Up to Latest runs
+	// none: it brings the file there as the original does.
+	Migrations []Result
+	// Changes describes, in order, what the way to Latest changed: tables
+	// and indexes created, columns added ("add column
+	// messages.reasoning_content"), full-text indexes rebuilt, the version
+	// set. For a file already at Latest these are the reconcile's repairs;
+	// none when the file was complete.
+	Changes []string
+	// Duration is how long the work under the write lock took.
+	Duration time.Duration
 }
 
 // Status is one migration and whether the database has it.
@@ -75,14 +121,11 @@ func New(db *sql.DB, opts *Options) (*Migrator, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Retry.Attempts == 0 {
-		o.Retry = sqlite.DefaultRetry()
-	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	vs := &versionStore{retry: o.Retry}
+	vs := &versionStore{retry: o.Retry.policy()}
 	p, err := goose.NewProvider(goose.DialectCustom, db, FS,
 		goose.WithStore(vs),
 		goose.WithSessionLocker(vs),
@@ -145,24 +188,54 @@ func Statuses(version int64) ([]Status, error) {
 	return out, nil
 }
 
-// Up applies every pending migration. A file the Python original left at
-// version N gets N+1…Latest; see adopt.go for files whose columns run ahead
-// of their version. It returns the migrations applied, in order (none when
-// the file is current), and an error matching [ErrNewerSchema],
-// sqlite.ErrBusy, or the failing migration's error. Migrations completed
-// before a failure stay applied and are returned with the error.
-func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
-	return m.UpTo(ctx, Latest)
+// Up brings the database to Latest the way the original's _init_schema
+// does, in one write transaction (see upgrade.go): a new file gets the
+// original's v11 schema byte for byte and version 11; a file the original
+// left at any older version gets what the original would make of it (the
+// same columns in the same order, the same sqlite_master); a file already at
+// Latest gets whatever declared column, index or FTS index it lacks (the
+// reconcile; Options.NoReconcile turns it off), and when it lacks nothing
+// Up writes nothing and takes no lock. It fails with [ErrNewerSchema] for a
+// file above Latest, sqlite.ErrBusy when the lock stayed taken, or the
+// failing step's error, and then nothing was written.
+func (m *Migrator) Up(ctx context.Context) (UpResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.upLatest(ctx)
 }
 
 // UpTo applies the pending migrations up to and including version; a file
-// already at or above it is left alone (no results, no error).
-func (m *Migrator) UpTo(ctx context.Context, version int64) ([]Result, error) {
+// already at or above it is left alone. UpTo(Latest) is Up. Below Latest it
+// replays the goose migrations 000NN in order, as the original's versions
+// once did, for tests and rollbacks that need an intermediate version.
+func (m *Migrator) UpTo(ctx context.Context, version int64) (UpResult, error) {
 	if version < 1 || version > Latest {
-		return nil, fmt.Errorf("%w: %d (want 1…%d)", ErrInvalidVersion, version, Latest)
+		return UpResult{}, fmt.Errorf("%w: %d (want 1…%d)", ErrInvalidVersion, version, Latest)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if version == Latest {
+		return m.upLatest(ctx)
+	}
+	from, err := m.Version(ctx)
+	if err != nil {
+		return UpResult{}, err
+	}
+	start := time.Now()
+	res, err := m.gooseUpTo(ctx, version)
+	out := UpResult{From: from, To: max(from, version), Migrations: res, Duration: time.Since(start)}
+	if err != nil {
+		out.To = from
+		if len(res) > 0 {
+			out.To = res[len(res)-1].Version
+		}
+	}
+	return out, err
+}
+
+// gooseUpTo runs goose's UpTo under the migration session, adopting legacy
+// columns first.
+func (m *Migrator) gooseUpTo(ctx context.Context, version int64) ([]Result, error) {
 	if err := m.refuseNewer(ctx, m.db); err != nil {
 		return nil, err
 	}
@@ -178,6 +251,68 @@ func (m *Migrator) UpTo(ctx context.Context, version int64) ([]Result, error) {
 	})
 	res, err := m.goose.UpTo(ctx, version)
 	return append(adopted, results(res, err)...), m.wrap("up", err)
+}
+
+// upLatest is Up; the caller holds m.mu.
+func (m *Migrator) upLatest(ctx context.Context) (UpResult, error) {
+	d, err := loadDeclared()
+	if err != nil {
+		return UpResult{}, err
+	}
+	v, err := m.Version(ctx)
+	if err != nil {
+		return UpResult{}, err
+	}
+	out := UpResult{From: v, To: v}
+	if err := CheckVersion(v); err != nil {
+		return out, err
+	}
+	if v == Latest {
+		// The common case, a current file: look without the lock, and
+		// write nothing when nothing is missing.
+		if m.opts.NoReconcile {
+			return out, nil
+		}
+		live, err := takeSnapshot(ctx, m.db)
+		if err != nil || !pending(d, live) {
+			return out, err
+		}
+	}
+	conn, err := m.db.Conn(ctx)
+	if err != nil {
+		return out, sqlite.Classify(err)
+	}
+	defer conn.Close()
+	var changes []string
+	m.arm(func(ctx context.Context, conn *sql.Conn) error {
+		// Under the lock: the file may have moved on since the look above.
+		v, hasRow, err := readVersionRow(ctx, conn)
+		if err != nil {
+			return err
+		}
+		out.From = v
+		if err := CheckVersion(v); err != nil {
+			return err
+		}
+		if v == Latest && m.opts.NoReconcile {
+			return nil
+		}
+		changes, err = upgrade(ctx, conn, d, v, hasRow)
+		return err
+	})
+	start := time.Now()
+	if err := m.store.SessionLock(ctx, conn); err != nil {
+		out.To = out.From
+		return out, m.wrap("up", err)
+	}
+	if err := m.store.SessionUnlock(ctx, conn); err != nil {
+		return out, m.wrap("up", err)
+	}
+	out.To, out.Changes, out.Duration = Latest, changes, time.Since(start)
+	for _, c := range changes {
+		m.log.InfoContext(ctx, "schema change", slog.String("change", c))
+	}
+	return out, nil
 }
 
 // Down rolls back the latest applied migration. It returns [ErrNoChange] at
@@ -219,28 +354,20 @@ func (m *Migrator) downTo(ctx context.Context, version int64) ([]Result, error) 
 }
 
 // Redo rolls back the latest applied migration and applies it again, in two
-// transactions. It returns [ErrNoChange] at version 0.
-func (m *Migrator) Redo(ctx context.Context) ([]Result, error) {
+// transactions; the version goes back up the way UpTo does. It returns
+// [ErrNoChange] at version 0.
+func (m *Migrator) Redo(ctx context.Context) (Result, UpResult, error) {
 	if m.opts.DryRun {
 		// Redo is two sessions; after a rolled-back down there is nothing for
 		// the up to re-apply, so a dry run could not show the second half.
-		return nil, errors.New("migrations: redo has no dry run")
+		return Result{}, UpResult{}, errors.New("migrations: redo has no dry run")
 	}
 	down, err := m.Down(ctx)
 	if err != nil {
-		return nil, err
+		return Result{}, UpResult{}, err
 	}
 	up, err := m.UpTo(ctx, down.Version)
-	return append([]Result{down}, up...), err
-}
-
-// Reconcile adds what the declared v11 schema has and the database lacks; see
-// [Reconcile].
-func (m *Migrator) Reconcile(ctx context.Context) ([]string, error) {
-	if m.opts.DryRun {
-		return nil, nil
-	}
-	return Reconcile(ctx, m.db, m.opts.Retry, m.log)
+	return down, up, err
 }
 
 // arm sets the session the next provider call's lock will run.

@@ -14,22 +14,28 @@ import (
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
-// mustReconcile runs Reconcile on db with the default retry policy.
+// mustReconcile runs Up on db, a file at Latest, and returns what it
+// changed.
 func mustReconcile(t *testing.T, db *sql.DB) []string {
 	t.Helper()
-	changes, err := Reconcile(context.Background(), db, sqlite.DefaultRetry(), nil)
+	res, err := newMigrator(t, db, nil).Up(context.Background())
 	if err != nil {
-		t.Fatalf("Reconcile: %v", err)
+		t.Fatalf("Up: %v", err)
 	}
-	return changes
+	return res.Changes
+}
+
+// reconcileOnce is Up on db with a single attempt at the write lock.
+func reconcileOnce(t *testing.T, db *sql.DB) ([]string, error) {
+	t.Helper()
+	res, err := newMigrator(t, db, &Options{Retry: Retry{Attempts: 1}}).Up(context.Background())
+	return res.Changes, err
 }
 
 func TestReconcileLocking(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	// One attempt and a short busy timeout: any wait for the write lock
 	// fails fast with ErrBusy.
-	once := sqlite.Retry{Attempts: 1}
 
 	t.Run("CurrentFileTakesNoLock", func(t *testing.T) {
 		t.Parallel()
@@ -37,7 +43,7 @@ func TestReconcileLocking(t *testing.T) {
 		db := openImpatient(t, path)
 		migrateTo(t, db, Latest)
 		dbtest.HoldWriteLock(t, path)
-		changes, err := Reconcile(ctx, db, once, nil)
+		changes, err := reconcileOnce(t, db)
 		if err != nil || changes != nil {
 			t.Errorf("Reconcile = %q, %v; want nil, nil", changes, err)
 		}
@@ -52,7 +58,7 @@ func TestReconcileLocking(t *testing.T) {
 		migrateTo(t, db, Latest)
 		dbtest.Exec(t, db, "DROP INDEX idx_sessions_source")
 		dbtest.HoldWriteLock(t, path)
-		if _, err := Reconcile(ctx, db, once, nil); !errors.Is(err, sqlite.ErrBusy) {
+		if _, err := reconcileOnce(t, db); !errors.Is(err, sqlite.ErrBusy) {
 			t.Errorf("Reconcile: error %v, want ErrBusy", err)
 		}
 	})
@@ -70,7 +76,7 @@ func TestReconcileRebuildsDroppedFTS(t *testing.T) {
 		"DROP TABLE messages_fts",
 	)
 
-	if diff := cmp.Diff([]string{"rebuild full-text index messages_fts"}, mustReconcile(t, db)); diff != "" {
+	if diff := cmp.Diff([]string{"create full-text index messages_fts"}, mustReconcile(t, db)); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string(nil), mustReconcile(t, db)); diff != "" {
@@ -158,18 +164,23 @@ func TestReconcileAddsMissingColumn(t *testing.T) {
 	}
 }
 
-func TestReconcileLeavesOlderVersionsAlone(t *testing.T) {
+// TestNoReconcile: with Options.NoReconcile, Up leaves a file at Latest
+// as it is, missing index and all.
+func TestNoReconcile(t *testing.T) {
 	t.Parallel()
-	// Below Latest the migrations, not Reconcile, add what is missing.
 	db := openNew(t)
-	migrateTo(t, db, 10)
+	migrateTo(t, db, Latest)
 	dbtest.Exec(t, db, "DROP INDEX idx_sessions_source")
 	before := snap(t, db)
-	if diff := cmp.Diff([]string(nil), mustReconcile(t, db)); diff != "" {
-		t.Errorf("changes (-want +got):\n%s", diff)
+	res, err := newMigrator(t, db, &Options{NoReconcile: true}).Up(context.Background())
+	if diff := cmp.Diff(UpResult{From: Latest, To: Latest}, res); diff != "" || err != nil {
+		t.Errorf("Up: %v; result (-want +got):\n%s", err, diff)
 	}
 	if diff := cmp.Diff(before, snap(t, db), cmp.AllowUnexported(snapshot{})); diff != "" {
 		t.Errorf("schema changed (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"create index idx_sessions_source"}, mustReconcile(t, db)); diff != "" {
+		t.Errorf("changes without NoReconcile (-want +got):\n%s", diff)
 	}
 }
 
@@ -190,10 +201,11 @@ func TestReconcileConcurrent(t *testing.T) {
 	)
 	for _, w := range []*sql.DB{db, openWriter(t, path), openWriter(t, path)} {
 		wg.Go(func() {
-			changes, err := Reconcile(context.Background(), w, sqlite.DefaultRetry(), nil)
+			res, err := newMigrator(t, w, nil).Up(context.Background())
 			if err != nil {
-				t.Errorf("Reconcile: %v", err)
+				t.Errorf("Up: %v", err)
 			}
+			changes := res.Changes
 			mu.Lock()
 			all = append(all, changes)
 			mu.Unlock()
@@ -201,7 +213,7 @@ func TestReconcileConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	slices.SortFunc(all, func(a, b []string) int { return len(a) - len(b) })
-	want := [][]string{nil, nil, {"rebuild full-text index messages_fts"}}
+	want := [][]string{nil, nil, {"create full-text index messages_fts"}}
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("changes per connection (-want +got):\n%s", diff)
 	}

@@ -17,7 +17,7 @@ func TestReferenceMigrationFromV2(t *testing.T) {
 	t.Parallel()
 	path := dbtest.LegacyFile(t, "v2.sql")
 	db := openWriter(t, path)
-	upAndReconcile(t, db)
+	up(t, db)
 
 	if got := versionOf(t, db); got != Latest {
 		t.Errorf("version = %d, want %d", got, Latest)
@@ -48,28 +48,24 @@ func TestReferenceRenumberedV7(t *testing.T) {
 	path := dbtest.LegacyFile(t, "v7-renumbered.sql")
 	db := openWriter(t, path)
 	m := newMigrator(t, db, nil)
-	res, err := m.Up(ctx)
-	if err != nil {
-		t.Fatalf("Up: %v", err)
-	}
-	// v8 is adopted (its column is there), not run by goose.
-	if diff := cmp.Diff(append(adoptedNames(8, 8), upNames(9, Latest)...), resultNames(res)); diff != "" {
-		t.Errorf("Up results (-want +got):\n%s", diff)
-	}
-	changes, err := m.Reconcile(ctx)
-	if err != nil {
-		t.Fatalf("Reconcile: %v", err)
-	}
+	changes := upgradedOnce(t, ctx, m, 7).Changes
+	// The original's order: SCHEMA_SQL's missing objects, the columns, the
+	// v11 step, the version, the title index.
 	wantChanges := []string{
-		"add column messages.reasoning_content",
-		"create index idx_messages_session",
-		"create index idx_sessions_parent",
+		"create table state_meta",
 		"create index idx_sessions_source",
+		"create index idx_sessions_parent",
 		"create index idx_sessions_started",
+		"create index idx_messages_session",
+		"add column messages.reasoning_content",
+		"add column messages.codex_message_items",
+		"rebuild full-text index messages_fts",
+		"rebuild full-text index messages_fts_trigram",
+		"set schema version 11",
 		"create index idx_sessions_title_unique",
 	}
 	if diff := cmp.Diff(wantChanges, changes); diff != "" {
-		t.Errorf("Reconcile changes (-want +got):\n%s", diff)
+		t.Errorf("Up changes (-want +got):\n%s", diff)
 	}
 	if got := versionOf(t, db); got != Latest {
 		t.Errorf("version = %d, want %d", got, Latest)
@@ -78,7 +74,7 @@ func TestReferenceRenumberedV7(t *testing.T) {
 	if diff := cmp.Diff([][]any{{"assistant", "hello", nil, nil, nil, nil, nil}}, got); diff != "" {
 		t.Errorf("message (-want +got):\n%s", diff)
 	}
-	// v8's other half, state_meta, is created when v8 is adopted.
+	// state_meta comes from SCHEMA_SQL.
 	if diff := cmp.Diff([]string{"key", "value"}, columnNames(t, db, "state_meta")); diff != "" {
 		t.Errorf("state_meta columns (-want +got):\n%s", diff)
 	}
@@ -96,21 +92,15 @@ func TestReferenceV10ToV11(t *testing.T) {
 		t.Fatalf("v10 index already finds the tool name (-want +got):\n%s", diff)
 	}
 
-	m := newMigrator(t, db, nil)
-	res, err := m.Up(ctx)
-	if err != nil {
-		t.Fatalf("Up: %v", err)
-	}
-	if diff := cmp.Diff(upNames(11, 11), resultNames(res)); diff != "" {
-		t.Errorf("Up results (-want +got):\n%s", diff)
-	}
-	changes, err := m.Reconcile(ctx)
-	if err != nil {
-		t.Fatalf("Reconcile: %v", err)
-	}
+	changes := upgradedOnce(t, ctx, newMigrator(t, db, nil), 10).Changes
 	// Every missing session column can be added (none is NOT NULL without a
 	// default); the nullable source and started_at stay as they are.
 	wantChanges := []string{
+		"create table state_meta",
+		"create index idx_sessions_source",
+		"create index idx_sessions_parent",
+		"create index idx_sessions_started",
+		"create index idx_messages_session",
 		"add column sessions.user_id",
 		"add column sessions.model",
 		"add column sessions.model_config",
@@ -129,15 +119,13 @@ func TestReferenceV10ToV11(t *testing.T) {
 		"add column sessions.cost_status",
 		"add column sessions.cost_source",
 		"add column sessions.pricing_version",
-		"create table state_meta",
-		"create index idx_messages_session",
-		"create index idx_sessions_parent",
-		"create index idx_sessions_source",
-		"create index idx_sessions_started",
+		"rebuild full-text index messages_fts",
+		"rebuild full-text index messages_fts_trigram",
+		"set schema version 11",
 		"create index idx_sessions_title_unique",
 	}
 	if diff := cmp.Diff(wantChanges, changes); diff != "" {
-		t.Errorf("Reconcile changes (-want +got):\n%s", diff)
+		t.Errorf("Up changes (-want +got):\n%s", diff)
 	}
 	for _, match := range []string{"LEGACYTOOL", "LEGACYARG"} {
 		if diff := cmp.Diff([]int64{1}, rowids(t, db, "messages_fts", match)); diff != "" {

@@ -55,6 +55,11 @@ type snapshot struct {
 	columns map[string][]column
 	// objects by name: ordinary and virtual tables, indexes with SQL, triggers.
 	objects map[string]object
+	// order is the names of objects in sqlite_master order (rowid), the
+	// order they were created in.
+	order []string
+	// tables is the names of the ordinary tables, in the same order.
+	tables []string
 }
 
 func (s snapshot) column(table, name string) (column, bool) {
@@ -73,7 +78,9 @@ const (
 	// shadow tables apart, which sqlite_master cannot.
 	sqlTableList = `SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
 	sqlTableInfo = `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid`
-	sqlObjects   = `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'index', 'trigger') AND sql IS NOT NULL AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
+	// ORDER BY rowid: creation order, which is what a dump and the
+	// reconcile follow.
+	sqlObjects = `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'index', 'trigger') AND sql IS NOT NULL AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`
 )
 
 // querier is what a snapshot reads through: *sql.DB, *sql.Conn or *sql.Tx.
@@ -120,6 +127,7 @@ func takeSnapshot(ctx context.Context, q querier) (snapshot, error) {
 		if o.Type == "table" {
 			switch kinds[o.Name] {
 			case "table":
+				s.tables = append(s.tables, o.Name)
 			case "virtual":
 				o.Type = "virtual"
 			default: // shadow tables belong to their virtual table
@@ -127,6 +135,7 @@ func takeSnapshot(ctx context.Context, q querier) (snapshot, error) {
 			}
 		}
 		s.objects[o.Name] = o
+		s.order = append(s.order, o.Name)
 		return nil
 	})
 	if err != nil {

@@ -255,19 +255,25 @@ func ReadVersion(ctx context.Context, q database.DBTxConn) (int64, error) {
 // readVersion returns the version in schema_version: 0 when the table is
 // missing or empty.
 func readVersion(ctx context.Context, db database.DBTxConn) (int64, error) {
+	v, _, err := readVersionRow(ctx, db)
+	return v, err
+}
+
+// readVersionRow returns the version in schema_version and whether there is
+// a row at all: the original treats a file without one as new.
+func readVersionRow(ctx context.Context, db database.DBTxConn) (v int64, hasRow bool, err error) {
 	var exists bool
 	if err := db.QueryRowContext(ctx, sqlVersionTableExists).Scan(&exists); err != nil {
-		return 0, sqlite.Classify(err)
+		return 0, false, sqlite.Classify(err)
 	}
 	if !exists {
-		return 0, nil
+		return 0, false, nil
 	}
-	var v int64
-	err := db.QueryRowContext(ctx, sqlGetVersion).Scan(&v)
+	err = db.QueryRowContext(ctx, sqlGetVersion).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, false, nil
 	}
-	return v, sqlite.Classify(err)
+	return v, err == nil, sqlite.Classify(err)
 }
 
 // setVersion stores v as the single version row; 0 removes the row.

@@ -10,13 +10,14 @@ SELECT * FROM sessions WHERE id = @id;
 -- name: SessionExists :one
 SELECT EXISTS (SELECT 1 FROM sessions WHERE id = @id);
 
--- SessionResolvePrefix finds sessions whose id starts with a prefix. The
--- pattern arrives LIKE-escaped with a trailing %; two rows are enough to tell
--- a unique prefix from an ambiguous one. LIKE is ASCII case-insensitive, as
--- in the original.
+-- SessionResolvePrefix finds sessions whose id starts with a prefix, newest
+-- first. The pattern arrives LIKE-escaped with a trailing %. Two rows would
+-- tell a unique prefix from an ambiguous one; 21 let an ambiguous prefix list
+-- its first 20 candidates (store.MaxAmbiguousCandidates) and say whether there
+-- are more. LIKE is ASCII case-insensitive, as in the original.
 -- name: SessionResolvePrefix :many
 SELECT id FROM sessions WHERE id LIKE @pattern ESCAPE char(92)
-ORDER BY started_at DESC LIMIT 2;
+ORDER BY started_at DESC, id DESC LIMIT 21;
 
 -- SessionCreate inserts a session; OR IGNORE makes the first row for an id
 -- win (0 rows affected: it existed). A parent_session_id naming no session

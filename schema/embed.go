@@ -1,11 +1,12 @@
 // Package schema holds schema.sql, the state database at the latest schema
 // version as one SQL file, and embeds it.
 //
-// schema.sql is generated: an empty database is migrated with the migrations
-// in ../migrations and its sqlite_master is dumped (`make generate`). It is
+// schema.sql is generated: a new database is created by the migrator in
+// ../migrations (the original's v11 DDL) and its sqlite_master is dumped in
+// creation order (`make generate`), so it is the original's fresh DDL. It is
 // never edited by hand; a test fails when it drifts from the migrations. sqlc
-// compiles the queries against it, and the migrations package reconciles live
-// files against it.
+// compiles the queries against it. (The migrations reconcile live files
+// against their own v11 DDL, which this file equals.)
 package schema
 
 import _ "embed"

@@ -43,19 +43,7 @@ func TestSchemaMatchesMigrations(t *testing.T) {
 func TestSchemaLoadsIntoEmptyDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-
-	mem, err := sql.Open("sqlite3", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
-	// Every new connection to :memory: is another, empty database.
-	mem.SetMaxOpenConns(1)
-	mem.SetConnMaxLifetime(0)
-	mem.SetConnMaxIdleTime(0)
-	if _, err := mem.ExecContext(ctx, schema.SQL); err != nil {
-		t.Fatalf("execute schema.sql: %v", err)
-	}
+	mem := loadSchema(t)
 
 	path := filepath.Join(t.TempDir(), "state.db")
 	file, err := sqlite.OpenWriter(ctx, path, sqlite.Config{Retry: sqlite.DefaultRetry()})
@@ -84,4 +72,39 @@ func TestSchemaLoadsIntoEmptyDatabase(t *testing.T) {
 func master(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	return dbtest.Values[string](t, db, "SELECT type || ' ' || name || ' on ' || tbl_name || ': ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
+}
+
+// TestSchemaIsTheOriginalsFreshDDL: schema.sql, run on an empty database,
+// gives exactly the sqlite_master of testdata/state-v11-fresh.db, the file
+// the v11 original creates: the same statements in the same order.
+func TestSchemaIsTheOriginalsFreshDDL(t *testing.T) {
+	t.Parallel()
+	mem := loadSchema(t)
+	fresh, err := sql.Open("sqlite3", "file:"+dbtest.CopyFixture(t, "state-v11-fresh.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fresh.Close() })
+	const byRowid = "SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY rowid"
+	if diff := cmp.Diff(dbtest.Rows(t, fresh, byRowid), dbtest.Rows(t, mem, byRowid)); diff != "" {
+		t.Errorf("sqlite_master (-original +schema.sql):\n%s", diff)
+	}
+}
+
+// loadSchema runs schema.sql on a new in-memory database.
+func loadSchema(t *testing.T) *sql.DB {
+	t.Helper()
+	mem, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	// Every new connection to :memory: is another, empty database.
+	mem.SetMaxOpenConns(1)
+	mem.SetConnMaxLifetime(0)
+	mem.SetConnMaxIdleTime(0)
+	if _, err := mem.Exec(schema.SQL); err != nil {
+		t.Fatalf("execute schema.sql: %v", err)
+	}
+	return mem
 }

@@ -2,17 +2,47 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/hermesstate/hermesstate/internal/poll"
+	"github.com/hermesstate/hermesstate/internal/publish"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
-// ErrExists is returned by Backup when its target path already exists.
-var ErrExists = errors.New("store: file already exists")
+// Errors of Backup's target, shared with the command line's export -o
+// (package internal/publish holds the one rule for both).
+var (
+	// ErrExists is returned by Backup when its target exists and
+	// BackupOptions.Force is not set, or names the database or one of its
+	// own -wal, -shm or -journal files, or has a -wal or -journal of its
+	// own beside it (never replaced, even forced).
+	ErrExists = publish.ErrExists
+
+	// ErrNotRegular is returned by Backup with BackupOptions.Force when
+	// the target exists and is not a regular file (a symbolic link,
+	// directory, named pipe, socket or device node): only a regular file
+	// is ever replaced.
+	ErrNotRegular = publish.ErrNotRegular
+)
+
+// BackupOptions configure Backup. The zero value writes a new file only.
+type BackupOptions struct {
+	// Force replaces a regular file at the target (atomically, by a
+	// rename); anything else there is still refused.
+	Force bool
+	// Progress, when not nil, is called about every ProgressInterval
+	// while the copy is written, and once at the end, with the bytes
+	// written so far and the expected size of the copy (which a copy may
+	// pass a little). It runs on another goroutine, never after Backup
+	// returns.
+	Progress func(written, total int64)
+}
+
+// ProgressInterval is how often Backup reports progress.
+const ProgressInterval = 100 * time.Millisecond
 
 // vacuumIntoSQL writes a compacted, consistent copy of the database into a
 // new file. Hand-written: sqlc cannot compile VACUUM. On a read-only pool
@@ -20,70 +50,100 @@ var ErrExists = errors.New("store: file already exists")
 // carry on while it runs; the copy's path is bound, never spliced in.
 const vacuumIntoSQL = "VACUUM INTO ?"
 
-// Backup writes a consistent copy of the database, as of one moment, to a
-// new file at path (VACUUM INTO: compacted, in rollback-journal mode; the
-// store switches it to WAL when it is opened). It is safe while this and
-// other processes write: it reads one snapshot and takes no write lock. The
-// copy is written to a private (0600) temporary file beside path, synced,
-// and only then linked into place, so path holds either nothing or a whole
-// backup, even if the process dies half-way. Missing parent directories are
-// created (0700).
+// Backup writes a consistent copy of the database, as of one moment, to
+// path (VACUUM INTO: compacted, in rollback-journal mode; the store
+// switches it to WAL when it is opened). It is safe while this and other
+// processes write: it reads one snapshot and takes no write lock. The copy
+// is written to a private (0600) temporary file in path's directory,
+// synced, and only then linked into place (renamed, with opts.Force), and
+// the directory synced, so path holds either what it held before or a
+// whole backup, even if the process dies half-way. The directory must
+// exist. A failure or a cancelled ctx removes the temporary file; one left
+// by a killed process is removed by the next Backup into that directory.
 //
-// It returns an error matching ErrExists when path exists or names the
-// database's own -wal, -shm or -journal file (nothing is overwritten), a
-// filesystem error, or ErrClosed.
-func (s *Store) Backup(ctx context.Context, path string) error {
-	if _, err := os.Lstat(path); err == nil || s.ownFile(path) {
-		return fmt.Errorf("store: backup to %s: %w", path, ErrExists)
+// It returns an error matching ErrExists (path exists, or names the
+// database's own file, or, forced, has a -wal or -journal beside it),
+// ErrNotRegular, ErrNoDirectory, ctx's error, a filesystem error,
+// ErrDiskFull or ErrClosed.
+func (s *Store) Backup(ctx context.Context, path string, opts BackupOptions) error {
+	if s.ownFile(path) {
+		return fmt.Errorf("store: backup to %s: the database's own file: %w", path, ErrExists)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("store: backup: %w", err)
+	if err := noSideFiles(path, opts.Force); err != nil {
+		return fmt.Errorf("store: backup to %s: %w", path, err)
 	}
-	// CreateTemp makes the file 0600 and unique; VACUUM INTO keeps an
-	// existing empty file's mode, so the conversations are never readable
-	// by others, not even while the copy is written.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".backup-*")
+	pages, err := s.Pages(ctx)
 	if err != nil {
 		return fmt.Errorf("store: backup: %w", err)
 	}
-	tmpPath := tmp.Name()
-	defer os.Remove(tmpPath)
-	if err := tmp.Close(); err != nil {
+	f, err := publish.Create(path, opts.Force)
+	if err != nil {
 		return fmt.Errorf("store: backup: %w", err)
 	}
-	if err := s.vacuumInto(ctx, tmpPath); err != nil {
+	defer f.Discard()
+	stop := reportProgress(f, pages.UsedBytes(), opts.Progress)
+	err = s.vacuumInto(ctx, f.TempPath())
+	stop()
+	if err != nil {
 		return err
 	}
-	if err := syncFile(tmpPath); err != nil {
+	if err := f.Commit(ctx); err != nil {
 		return fmt.Errorf("store: backup: %w", err)
 	}
-	// A hard link fails when path exists, where a rename would replace it:
-	// a backup never overwrites a file created meanwhile.
-	if err := os.Link(tmpPath, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("store: backup to %s: %w", path, ErrExists)
+	return nil
+}
+
+// reportProgress calls progress with f's size against total every
+// ProgressInterval until the returned stop is called; stop reports once
+// more and returns when no call is running any more. A nil progress
+// does nothing.
+func reportProgress(f *publish.File, total int64, progress func(written, total int64)) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	return poll.Every(ProgressInterval, func() {
+		if n, err := f.Size(); err == nil {
+			progress(n, total)
 		}
-		return fmt.Errorf("store: backup: %w", err)
-	}
-	return syncDir(dir)
+	})
 }
 
 // ownFile reports whether path names the database or one of the files
 // SQLite keeps beside it, which may be absent at this moment but must never
-// be created by anyone else.
+// be created or replaced by anyone else: by its name, or (for an existing
+// path: another link or spelling) by its identity.
 func (s *Store) ownFile(path string) bool {
 	p, err1 := filepath.Abs(path)
 	db, err2 := filepath.Abs(s.path)
 	if err1 != nil || err2 != nil {
 		return false
 	}
+	target, err := os.Stat(path)
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		if p == db+suffix {
 			return true
 		}
+		if fi, serr := os.Stat(db + suffix); err == nil && serr == nil && os.SameFile(target, fi) {
+			return true
+		}
 	}
 	return false
+}
+
+// noSideFiles refuses to replace (force) a file that has a -wal or
+// -journal beside it: that file is a database in use, or one not closed
+// cleanly, and SQLite would replay the old file's -wal or roll back its
+// journal over the new backup the first time it is opened.
+func noSideFiles(path string, force bool) error {
+	if !force {
+		return nil
+	}
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if _, err := os.Lstat(path + suffix); err == nil {
+			return fmt.Errorf("%s%s exists: the file is a database in use or not closed cleanly, never replaced: %w", path, suffix, ErrExists)
+		}
+	}
+	return nil
 }
 
 // vacuumInto runs VACUUM INTO target on a read-only connection.
@@ -93,30 +153,10 @@ func (s *Store) vacuumInto(ctx context.Context, target string) error {
 	}
 	defer s.release()
 	if _, err := s.r.ExecContext(ctx, vacuumIntoSQL, target); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("store: backup: %w", ctx.Err())
+		}
 		return fmt.Errorf("store: backup: %w", sqlite.Classify(err))
 	}
 	return nil
-}
-
-// syncFile flushes a finished backup file to stable storage. It opens the
-// copy, never the live database: no SQLite connection has the copy open,
-// so no POSIX lock can be dropped by closing this descriptor.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	return errors.Join(err, f.Close())
-}
-
-// syncDir makes a new directory entry durable. Some systems cannot sync a
-// directory; that is not an error for a backup whose data is synced.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	d.Sync()
-	return d.Close()
 }

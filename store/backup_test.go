@@ -1,8 +1,8 @@
 package store
 
 // Tests of Backup: the copy is sound, complete, private and never
-// overwrites anything, also from a read-only store and while another
-// Store writes.
+// overwrites anything unforced, and forced replaces only a regular file,
+// also from a read-only store and while another Store writes.
 
 import (
 	"context"
@@ -11,31 +11,22 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/publish"
 )
 
-// dirNames lists the names in dir, sorted.
-func dirNames(t testing.TB, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := []string{}
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
-}
+// dirNames lists the names in dir, sorted (the store tests' name for
+// dbtest.DirNames).
+var dirNames = dbtest.DirNames
 
 // mustBackup backs s up to path.
 func mustBackup(t testing.TB, s *Store, path string) {
 	t.Helper()
-	if err := s.Backup(t.Context(), path); err != nil {
+	if err := s.Backup(t.Context(), path, BackupOptions{}); err != nil {
 		t.Fatalf("Backup(%s): %v", path, err)
 	}
 }
@@ -80,26 +71,20 @@ func TestBackup(t *testing.T) {
 	assertBackupOf(t, path, exportText(t, s, ExportOptions{}))
 }
 
-// TestBackupCreatesDirectories checks that missing parent directories are
-// created private (0700).
-func TestBackupCreatesDirectories(t *testing.T) {
+// TestBackupNoDirectory checks that a backup into a directory that does
+// not exist fails with ErrNoDirectory, naming the directory, and creates
+// nothing.
+func TestBackupNoDirectory(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, quick(nil))
-	mustCreate(t, s, NewSession{ID: "a", Source: "cli"})
 	top := t.TempDir()
 	path := filepath.Join(top, "one", "two", "backup.db")
-	mustBackup(t, s, path)
-	for _, dir := range []string{filepath.Join(top, "one"), filepath.Join(top, "one", "two")} {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode().Perm() != 0o700 {
-			t.Errorf("%s mode = %v, want 0700", dir, fi.Mode().Perm())
-		}
+	err := s.Backup(t.Context(), path, BackupOptions{})
+	if want := "store: backup: no such directory: " + filepath.Join(top, "one", "two"); !errors.Is(err, ErrNoDirectory) || err.Error() != want {
+		t.Errorf("Backup into a missing directory: error = %v, want %q (ErrNoDirectory)", err, want)
 	}
-	if diff := cmp.Diff([]string{"backup.db"}, dirNames(t, filepath.Dir(path))); diff != "" {
-		t.Errorf("files beside the backup (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{}, dirNames(t, top)); diff != "" {
+		t.Errorf("files created (-want +got):\n%s", diff)
 	}
 }
 
@@ -119,7 +104,7 @@ func TestBackupExists(t *testing.T) {
 		if err := os.WriteFile(path, precious, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Backup(t.Context(), path); !errors.Is(err, ErrExists) {
+		if err := s.Backup(t.Context(), path, BackupOptions{}); !errors.Is(err, ErrExists) {
 			t.Errorf("Backup onto an existing file: error = %v, want ErrExists", err)
 		}
 		if got, err := os.ReadFile(path); err != nil || string(got) != string(precious) {
@@ -137,7 +122,7 @@ func TestBackupExists(t *testing.T) {
 		if err := os.Symlink(filepath.Join(dir, "target.db"), path); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Backup(t.Context(), path); !errors.Is(err, ErrExists) {
+		if err := s.Backup(t.Context(), path, BackupOptions{}); !errors.Is(err, ErrExists) {
 			t.Errorf("Backup onto a dangling symlink: error = %v, want ErrExists", err)
 		}
 		if diff := cmp.Diff([]string{"backup.db"}, dirNames(t, dir)); diff != "" {
@@ -155,7 +140,7 @@ func TestBackupCancelled(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := s.Backup(ctx, filepath.Join(dir, "backup.db")); !errors.Is(err, context.Canceled) {
+	if err := s.Backup(ctx, filepath.Join(dir, "backup.db"), BackupOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Backup with a cancelled context: error = %v, want context.Canceled", err)
 	}
 	if diff := cmp.Diff([]string{}, dirNames(t, dir)); diff != "" {
@@ -206,7 +191,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	}()
 	<-begun
 	backup := filepath.Join(t.TempDir(), "backup.db")
-	err := s.Backup(t.Context(), backup)
+	err := s.Backup(t.Context(), backup, BackupOptions{})
 	close(stop)
 	if werr := <-done; werr != nil {
 		t.Fatalf("writer: %v", werr)
@@ -237,4 +222,151 @@ func TestBackupWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("backup holds %d of the %d messages appended", k, total)
+}
+
+// TestBackupForce checks BackupOptions.Force: a regular file is replaced
+// by a whole backup (still private), and anything else, or the database
+// itself, is refused and left as it was.
+func TestBackupForce(t *testing.T) {
+	t.Parallel()
+	s, dbPath := openStore(t, quick(&Options{Now: fixtureClock()}))
+	fillExportFixture(t, s)
+	want := exportText(t, s, ExportOptions{})
+	force := BackupOptions{Force: true}
+
+	t.Run("RegularFile", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "backup.db")
+		if err := os.WriteFile(path, []byte("last week's backup"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Backup(t.Context(), path, force); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("replaced backup: %v, %v; want mode 0600", fi, err)
+		}
+		if diff := cmp.Diff([]string{"backup.db"}, dirNames(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
+		assertBackupOf(t, path, want)
+	})
+
+	t.Run("NotRegular", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		kept, kinds := dbtest.NotRegularFiles(t, dir)
+		before := dbtest.FileHash(t, kept)
+		for path, kind := range kinds {
+			err := s.Backup(t.Context(), path, force)
+			if want := "store: backup: " + path + " is " + kind + ", not a regular file"; !errors.Is(err, ErrNotRegular) || err.Error() != want {
+				t.Errorf("forced Backup onto %s: %v, want %q (ErrNotRegular)", path, err, want)
+			}
+		}
+		if dbtest.FileHash(t, kept) != before {
+			t.Error("the link's target changed")
+		}
+		if diff := cmp.Diff([]string{"fifo", "kept", "link", "sub"}, dirNames(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
+		if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("/dev/null is no longer a character device: %v, %v", fi, err)
+		}
+	})
+
+	t.Run("DatabaseInUse", func(t *testing.T) {
+		t.Parallel()
+		// A backup with a -wal beside it (opened by the store, in WAL
+		// mode, and still open or not closed cleanly), or a journal: that
+		// file would be replayed over a new copy.
+		dir := t.TempDir()
+		open := filepath.Join(dir, "open.db")
+		journaled := filepath.Join(dir, "journaled.db")
+		for _, side := range []string{open + "-wal", journaled + "-journal"} {
+			mustBackup(t, s, strings.TrimSuffix(strings.TrimSuffix(side, "-wal"), "-journal"))
+			if err := os.WriteFile(side, []byte("frames of the old file"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for path, side := range map[string]string{open: open + "-wal", journaled: journaled + "-journal"} {
+			before := dbtest.FileHash(t, path)
+			err := s.Backup(t.Context(), path, force)
+			if want := "store: backup to " + path + ": " + side + " exists: the file is a database in use or not closed cleanly, never replaced: already exists"; !errors.Is(err, ErrExists) || err.Error() != want {
+				t.Errorf("forced Backup onto %s: %v, want %q", path, err, want)
+			}
+			if dbtest.FileHash(t, path) != before {
+				t.Errorf("%s changed", path)
+			}
+		}
+	})
+
+	t.Run("TheDatabase", func(t *testing.T) {
+		t.Parallel()
+		other := filepath.Join(filepath.Dir(dbPath), "hardlink.db")
+		if err := os.Link(dbPath, other); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{dbPath, dbPath + "-wal", dbPath + "-journal", other} {
+			if err := s.Backup(t.Context(), path, force); !errors.Is(err, ErrExists) {
+				t.Errorf("forced Backup onto the database's own %s: %v, want ErrExists", path, err)
+			}
+		}
+		if got := exportText(t, s, ExportOptions{}); got != want {
+			t.Error("the database changed")
+		}
+	})
+}
+
+// TestBackupStaleTemporaryFile checks that a temporary file a killed
+// backup left (a file under publish.TempPrefix nobody holds locked) is
+// removed by the next backup into that directory, and one being written
+// (locked) is not.
+func TestBackupStaleTemporaryFile(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t, quick(nil))
+	mustCreate(t, s, NewSession{ID: "a", Source: "cli"})
+	dir := t.TempDir()
+	stale := filepath.Join(dir, publish.TempPrefix+"0123456789abcdef-old.db")
+	if err := os.WriteFile(stale, []byte("half a backup"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live, err := publish.Create(filepath.Join(dir, "other.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Discard()
+	mustBackup(t, s, filepath.Join(dir, "backup.db"))
+	if diff := cmp.Diff([]string{filepath.Base(live.TempPath()), "backup.db"}, dirNames(t, dir)); diff != "" {
+		t.Errorf("files in the directory (-want +got):\n%s", diff)
+	}
+}
+
+// TestBackupProgress checks that Progress is called, last with the
+// copy's size, against the pages in use.
+func TestBackupProgress(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t, quick(&Options{Now: fixtureClock()}))
+	fillExportFixture(t, s)
+	pages, err := s.Pages(t.Context())
+	if err != nil || pages.Size != 4096 || pages.Count < 2 {
+		t.Fatalf("Pages = %+v, %v", pages, err)
+	}
+	var last, total int64
+	calls := 0
+	path := filepath.Join(t.TempDir(), "backup.db")
+	err = s.Backup(t.Context(), path, BackupOptions{Progress: func(written, of int64) {
+		calls++
+		last, total = written, of
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last != fi.Size() || total != pages.UsedBytes() {
+		t.Errorf("Progress: %d calls, last (%d, %d); want the copy's %d bytes against %d in use", calls, last, total, fi.Size(), pages.UsedBytes())
+	}
 }

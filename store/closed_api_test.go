@@ -44,7 +44,7 @@ func TestNewCallsAfterClose(t *testing.T) {
 			_, err := s.ExportCount(ctx, ExportOptions{IDs: []string{"a"}})
 			return err
 		},
-		"Backup": func(ctx context.Context) error { return s.Backup(ctx, backup) },
+		"Backup": func(ctx context.Context) error { return s.Backup(ctx, backup, BackupOptions{}) },
 		"Check": func(ctx context.Context) error {
 			_, err := s.Check(ctx)
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,49 @@ func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) error
 	return nil
 }
 
+// DeleteSessions deletes the sessions ids (each an exact id; repeats count
+// once) and their messages in one transaction, as DeleteSession deletes
+// one: their direct children become roots, and their transcript files in
+// sessionsDir (when not "") are removed after the commit. Either every
+// session is deleted or, when one does not exist, none is.
+//
+// It returns ErrSessionNotFound (naming the first missing id), ErrBusy or
+// ErrClosed.
+func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir string) error {
+	ids = unique(ids)
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		for _, id := range ids {
+			if err := s.mustExist(ctx, tx, id); err != nil {
+				return fmt.Errorf("session %q: %w", id, err)
+			}
+			if err := s.deleteSession(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete sessions: %w", err)
+	}
+	for _, id := range ids {
+		removeSessionFiles(sessionsDir, id)
+	}
+	return nil
+}
+
+// unique returns ids without repeats, in their first order.
+func unique(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // deleteSession orphans the children of id and deletes its messages and row.
 func (s *Store) deleteSession(ctx context.Context, tx db.DBTX, id string) error {
 	if _, err := s.q.SessionOrphanChildren(ctx, tx, &id); err != nil {
@@ -50,8 +94,17 @@ type PruneOptions struct {
 	// OlderThan is the age, by start time, a session must exceed; zero
 	// means 90 days, the original's default.
 	OlderThan time.Duration
+	// Before, when not zero, is the time a session must have started
+	// before, in place of OlderThan.
+	Before time.Time
 	// Source limits pruning to one source; "" prunes every source.
 	Source string
+	// IDs, when not nil, limits pruning to these sessions: of the sessions
+	// the other options select, only those listed are deleted. A prune a
+	// person confirmed from PruneCandidates' list passes that list here,
+	// so that no session is deleted that was not shown, even one that
+	// became old enough while they read it.
+	IDs []string
 	// SessionsDir, when not "", is where the pruned sessions' transcript
 	// files are removed (as DeleteSession does).
 	SessionsDir string
@@ -60,25 +113,34 @@ type PruneOptions struct {
 	DryRun bool
 }
 
+// cutoff is the start time, in epoch seconds, before which sessions are
+// pruned.
+func (o PruneOptions) cutoff(now float64) float64 {
+	if !o.Before.IsZero() {
+		return float64(TimestampOf(o.Before))
+	}
+	age := o.OlderThan
+	if age == 0 {
+		age = 90 * 24 * time.Hour
+	}
+	return now - age.Seconds()
+}
+
 // PruneSessions deletes, in one transaction, every ended session that
-// started more than opts.OlderThan ago, with its messages, and returns how
-// many it deleted. Active (not ended) sessions are never pruned. Surviving
-// children of a pruned session become roots, so a chain A→B→C→D with A and B
-// old loses A and B, and C's parent is cleared while D keeps C.
+// started more than opts.OlderThan ago (or before opts.Before), with its
+// messages, and returns how many it deleted. Active (not ended) sessions
+// are never pruned. Surviving children of a pruned session become roots,
+// so a chain A→B→C→D with A and B old loses A and B, and C's parent is
+// cleared while D keeps C.
 //
 // With opts.DryRun it returns how many sessions would be deleted, read in
 // one snapshot, and changes nothing.
 //
 // It returns ErrBusy or ErrClosed.
 func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, error) {
-	age := opts.OlderThan
-	if age == 0 {
-		age = 90 * 24 * time.Hour
-	}
-	candidates := db.SessionPruneCandidatesParams{Cutoff: sqlnum.RealOf(s.now() - age.Seconds()), Source: nullable(opts.Source)}
 	if opts.DryRun {
 		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
-			return s.q.SessionPruneCandidates(ctx, q, candidates)
+			return s.pruneCandidates(ctx, q, opts)
 		})
 		if err != nil {
 			return 0, fmt.Errorf("store: prune sessions (dry run): %w", err)
@@ -88,7 +150,7 @@ func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 	var ids []string
 	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		var err error
-		ids, err = s.q.SessionPruneCandidates(ctx, tx, candidates)
+		ids, err = s.pruneCandidates(ctx, tx, opts)
 		if err != nil {
 			return err
 		}
@@ -106,6 +168,48 @@ func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 		removeSessionFiles(opts.SessionsDir, id)
 	}
 	return len(ids), nil
+}
+
+// PruneCandidates returns the sessions PruneSessions(ctx, opts) would
+// delete now, oldest first, read in one snapshot; it changes nothing.
+//
+// It returns ErrClosed.
+func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) ([]Session, error) {
+	out, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
+		ids, err := s.pruneCandidates(ctx, q, opts)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Session, 0, len(ids))
+		for _, id := range ids {
+			r, err := s.q.SessionGet(ctx, q, id)
+			sess, err := foundSession(r, err, "session %q", id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *sess)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: prune candidates: %w", err)
+	}
+	return out, nil
+}
+
+// pruneCandidates lists the ids of the sessions opts selects, oldest
+// first.
+func (s *Store) pruneCandidates(ctx context.Context, q db.DBTX, opts PruneOptions) ([]string, error) {
+	ids, err := s.q.SessionPruneCandidates(ctx, q, db.SessionPruneCandidatesParams{
+		Cutoff: sqlnum.RealOf(opts.cutoff(s.now())), Source: nullable(opts.Source)})
+	if err != nil || opts.IDs == nil {
+		return ids, err
+	}
+	listed := make(map[string]bool, len(opts.IDs))
+	for _, id := range opts.IDs {
+		listed[id] = true
+	}
+	return slices.DeleteFunc(ids, func(id string) bool { return !listed[id] }), nil
 }
 
 // removeSessionFiles removes a session's transcript files from dir, when

@@ -5,14 +5,23 @@
 //
 // # Opening
 //
-// [Open] creates or upgrades the file (see package migrations) and returns a
+// [Open] creates or upgrades the file (see package migrations: a new file
+// and an upgraded one are exactly what the original makes) and returns a
 // [Store]: one writer connection in WAL mode (foreign keys on, busy timeout
 // 1 s, synchronous=FULL, all set per connection in the DSN; journal_size_limit
 // 64 MiB, so a WAL that a long reader let grow is cut back after the next
 // checkpoint) and a pool of read-only connections that read while the writer
 // writes. [Options] holds
-// the original's defaults; nil means them. [Store.Close] runs a PASSIVE
-// checkpoint and closes everything; later calls return [ErrClosed].
+// the original's defaults; nil means them. [Store.Close] runs a TRUNCATE
+// checkpoint (as upstream Hermes closes) and closes everything; later calls
+// return [ErrClosed].
+//
+// Open never invents a database: an empty path is [DefaultPath], whose
+// directories it creates (0700); any other path must be in a directory that
+// exists ([ErrNoDirectory]) and must not be a URL ([ErrURL]). It never
+// writes old rules into a newer file: a file above version 11 is refused
+// with [ErrNewerSchema] before anything can write, unless it is opened
+// ReadOnly (every read works) or with Options.WriteNewerSchema.
 //
 // # Writes
 //
@@ -55,7 +64,9 @@
 //     [Store.TopSessionsByTokens]
 //
 // [Options].ReadOnly opens an existing file for reading only: nothing is
-// created, migrated or written, and every write returns [ErrReadOnly].
+// created, migrated or written, and every write returns [ErrReadOnly]. A
+// file below version 11 is refused with [ErrOlderSchema], whose message
+// names the upgrade command (migrate -db PATH up).
 //
 // Timestamps are REAL epoch seconds ([Timestamp]) exactly as the original
 // stores them. JSON columns take [encoding/json.RawMessage] and come back as
@@ -67,18 +78,22 @@
 // # Errors
 //
 // Failures match the sentinels in errors.go with errors.Is: [ErrNotFound]
-// (and [ErrSessionNotFound], [ErrParentNotFound], [ErrAmbiguous], which
-// match it), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
-// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrBusy],
+// (and [ErrSessionNotFound], [ErrParentNotFound], which match it),
+// [ErrAmbiguous] (an [*AmbiguousError] listing the candidates; it does not
+// match ErrNotFound), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
+// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrNotRegular],
+// [ErrNoDirectory], [ErrBusy],
 // [ErrDiskFull], [ErrReadOnly], [ErrCorrupt], [ErrClosed], and at Open
+// [ErrNoDirectory], [ErrURL], [ErrNewerSchema], [ErrOlderSchema],
 // [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL],
 // [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. The driver's error stays wrapped inside. A failed write
 // leaves the database exactly as it was.
 //
 // # Changing the schema
 //
-//  1. Add a migration to ../migrations (000NN_name.sql with Up and Down
-//     sections) and raise migrations.Latest.
+//  1. Follow "Adding a version" in package migrations (the original's new
+//     DDL, a goose migration with Up and Down sections, the version's
+//     step) and raise migrations.Latest.
 //  2. Run make generate: schema/schema.sql is dumped from the migrations and
 //     sqlc regenerates package db from queries/*.sql.
 //  3. Add or change the queries in ../queries (one file per subject,

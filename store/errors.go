@@ -6,7 +6,6 @@ import (
 
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
-	"github.com/hermesstate/hermesstate/migrations"
 )
 
 // Errors returned by the store, matched with errors.Is. Each wraps the
@@ -30,10 +29,12 @@ var (
 	// IntegrityError). Nothing is written. It matches ErrNotFound.
 	ErrParentNotFound = fmt.Errorf("%w: no such parent session", ErrNotFound)
 
-	// ErrAmbiguous is returned by ResolveSessionID when a prefix matches
-	// more than one session. It matches ErrNotFound as well, since the
-	// original returns None for both.
-	ErrAmbiguous = fmt.Errorf("%w: ambiguous session id prefix", ErrNotFound)
+	// ErrAmbiguous is matched by the *AmbiguousError ResolveSessionID
+	// returns when a prefix matches more than one session. It does not
+	// match ErrNotFound (the original returns None for both): a caller that
+	// creates a session when none is found must not create one when
+	// several are.
+	ErrAmbiguous = errors.New("store: ambiguous session id prefix")
 
 	// ErrTitleInUse is matched by the *TitleInUseError SetSessionTitle
 	// returns when another session already has the title.
@@ -98,11 +99,6 @@ var (
 
 	// ErrNotWAL is returned by Open when the file cannot be put in WAL mode.
 	ErrNotWAL = sqlite.ErrNotWAL
-
-	// ErrNewerSchema is what migrations report for a database written by a
-	// newer Hermes. Open does not return it: it opens such a file for use
-	// without migrating it, as the original does.
-	ErrNewerSchema = migrations.ErrNewerSchema
 )
 
 // ErrSessionExists is returned by CreateSession for an id that exists
@@ -133,3 +129,32 @@ func (e *TitleInUseError) Error() string {
 
 // Is makes errors.Is(err, ErrTitleInUse) true.
 func (e *TitleInUseError) Is(target error) bool { return target == ErrTitleInUse }
+
+// MaxAmbiguousCandidates is how many of the sessions an ambiguous prefix
+// matches an AmbiguousError lists.
+const MaxAmbiguousCandidates = 20
+
+// AmbiguousError is returned by ResolveSessionID when a prefix matches more
+// than one session. It matches ErrAmbiguous.
+type AmbiguousError struct {
+	Prefix string
+	// Candidates are the sessions the prefix matches, newest first, at most
+	// MaxAmbiguousCandidates of them.
+	Candidates []Session
+	// More is true when the prefix matches more sessions than Candidates
+	// holds.
+	More bool
+}
+
+// Error says how many sessions the prefix matches, e.g. "store: session
+// id prefix "2025" matches 3 sessions" ("21 or more" past the limit).
+func (e *AmbiguousError) Error() string {
+	n := fmt.Sprint(len(e.Candidates))
+	if e.More {
+		n = fmt.Sprintf("%d or more", len(e.Candidates)+1)
+	}
+	return fmt.Sprintf("store: session id prefix %q matches %s sessions", e.Prefix, n)
+}
+
+// Is makes errors.Is(err, ErrAmbiguous) true.
+func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }

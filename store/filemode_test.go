@@ -31,8 +31,8 @@ func modes(t *testing.T, paths ...string) map[string]string {
 }
 
 // TestFilesArePrivate: the database holds conversations, so Open creates it
-// readable by its owner only (0600), in directories only the owner can
-// enter (0700), and SQLite gives the -wal and -shm it creates the
+// readable by its owner only (0600; the default location's new directories
+// are 0700: TestDefaultLocationIsCreatedPrivate), and SQLite gives the -wal and -shm it creates the
 // database file's own permissions: never wider than the database. An
 // existing file or directory keeps its permissions.
 func TestFilesArePrivate(t *testing.T) {
@@ -48,22 +48,6 @@ func TestFilesArePrivate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-
-	t.Run("NewFileInNewNestedDirectories", func(t *testing.T) {
-		t.Parallel()
-		root := t.TempDir()
-		path := filepath.Join(root, "a", "b", "c", "state.db")
-		write(t, openAt(t, path, nil))
-		got := modes(t, filepath.Join(root, "a"), filepath.Join(root, "a", "b"), filepath.Join(root, "a", "b", "c"),
-			path, path+"-wal", path+"-shm")
-		want := map[string]string{
-			"a": "-rwx------", "b": "-rwx------", "c": "-rwx------",
-			"state.db": "-rw-------", "state.db-wal": "-rw-------", "state.db-shm": "-rw-------",
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("permissions (-want +got):\n%s", diff)
-		}
-	})
 
 	t.Run("NewFileInExistingDirectory", func(t *testing.T) {
 		t.Parallel()

@@ -175,29 +175,6 @@ func TestCheckFindsDamage(t *testing.T) {
 	}
 }
 
-// TestCheckReadOnlyV9 checks a version 9 file, as an older Hermes left it,
-// through a read-only store: the report is exact, OK is false (the schema
-// is old, the trigram index missing, the v9 index holds content only), and
-// the file is not changed.
-func TestCheckReadOnlyV9(t *testing.T) {
-	t.Parallel()
-	s, unchanged := openV9ReadOnly(t)
-	got := mustCheck(t, s)
-	want := soundHealth(t, s)
-	want.SchemaVersion = 9
-	want.FTS = []FTSCheck{
-		{"messages_fts", "8 index rows with outdated text"},
-		{"messages_fts_trigram", "no such table: messages_fts_trigram"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Check (-want +got):\n%s", diff)
-	}
-	if got.OK() {
-		t.Errorf("OK() = true for a version 9 file")
-	}
-	unchanged()
-}
-
 // ftsBlobCorruption is the report of FTS5's check on messages_fts once its
 // segment blocks are gone; the blob's id depends on the segment layout.
 var ftsBlobCorruption = regexp.MustCompile(`^fts5: corruption found reading blob \d+ from table "messages_fts"$`)

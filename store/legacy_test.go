@@ -106,7 +106,10 @@ func TestOpenNewerSchema(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := openAt(t, path, nil)
+	if _, err := Open(context.Background(), path, nil); !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("Open: %v, want ErrNewerSchema", err)
+	}
+	again := openAt(t, path, &Options{WriteNewerSchema: true})
 	if v, err := again.SchemaVersion(context.Background()); err != nil || v != 12 {
 		t.Errorf("SchemaVersion = %d, %v; want 12", v, err)
 	}

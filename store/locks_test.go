@@ -207,7 +207,7 @@ func lockCalls() []lockCall {
 			return h.OK(), nil
 		})},
 		{"Backup", "ok", func(c ctx, s *Store) error {
-			return s.Backup(c, filepath.Join(filepath.Dir(s.Path()), "backups", "copy-"+time.Now().Format("150405.000000000")+".db"))
+			return s.Backup(c, filepath.Join(filepath.Dir(s.Path()), "copy-"+time.Now().Format("150405.000000000")+".db"), BackupOptions{})
 		}},
 		{"TokenStatsByModel", "ok", count(1, func(c ctx, s *Store) ([]TokenStats, error) { return s.TokenStatsByModel(c) })},
 		{"TopSessionsByTokens", "ok", count(2, func(c ctx, s *Store) ([]TopSession, error) { return s.TopSessionsByTokens(c, 5) })},

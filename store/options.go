@@ -54,13 +54,29 @@ type Options struct {
 	// DefaultReadConnections.
 	ReadConnections int
 	// SkipMigrations opens the file as it is: no migrations, no reconcile.
+	// A file a newer Hermes wrote is still refused (see WriteNewerSchema).
 	SkipMigrations bool
+	// WriteNewerSchema opens a file a newer Hermes wrote (schema_version
+	// above 11) for writing anyway, as it is, without migrating it. Leave it
+	// off unless you accept what goes wrong: this build writes v11's rules
+	// into a file that follows later ones. Against a v21 file (upstream
+	// Hermes, testdata/upstream/state-v21.db), ReplaceMessages deletes rows
+	// upstream archives instead of deleting them; rows upstream rewound come
+	// back in replays and search; per-model token usage is never recorded;
+	// subagent sessions lose their link to the parent and are orphaned.
+	// Without it Open returns ErrNewerSchema and the file is untouched;
+	// ReadOnly reads such a file safely.
+	WriteNewerSchema bool
 	// ReadOnly opens an existing file for reading only, through read-only
 	// connections: the database file is never written, migrated or
 	// reconciled, and no write lock is ever taken (SQLite may still create
-	// the -wal and -shm files a WAL reader needs beside it). Every write (and Checkpoint, Vacuum,
-	// RebuildSearchIndex) returns ErrReadOnly. Dashboards, health checks and
-	// backups use it to look at a live file without touching it.
+	// the -wal and -shm files a WAL reader needs beside it). Every write
+	// (and Checkpoint, Vacuum, RebuildSearchIndex) returns ErrReadOnly.
+	// Dashboards, health checks and backups use it to look at a live file
+	// without touching it. Every read works on a file a newer Hermes wrote
+	// (columns this build does not know are ignored); a file below version
+	// 11 is refused with ErrOlderSchema, since it lacks columns the reads
+	// need and cannot be migrated read-only.
 	ReadOnly bool
 	// Logger receives migration, reconcile and checkpoint events; nil logs
 	// nothing.

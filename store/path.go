@@ -1,24 +1,21 @@
 package store
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
+	"fmt"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // DefaultPath returns where the original keeps the state database:
 // $HERMES_HOME/state.db when HERMES_HOME is set and not blank (surrounding
 // whitespace trimmed), else ~/.hermes/state.db. The environment is read on
 // every call (the original reads it once, at import). It fails only when
-// HERMES_HOME is unset and the home directory is unknown.
+// HERMES_HOME is unset and the home directory is unknown. [Open] with an
+// empty path opens it, creating its directories (0700) when missing.
 func DefaultPath() (string, error) {
-	if home := strings.TrimSpace(os.Getenv("HERMES_HOME")); home != "" {
-		return filepath.Join(home, "state.db"), nil
-	}
-	home, err := os.UserHomeDir()
+	p, err := dbpath.Default()
 	if err != nil {
-		return "", errors.Join(errors.New("store: HERMES_HOME is not set and the home directory is unknown"), err)
+		return "", fmt.Errorf("store: %w", err)
 	}
-	return filepath.Join(home, ".hermes", "state.db"), nil
+	return p, nil
 }

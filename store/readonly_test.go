@@ -8,13 +8,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
 // TestReadOnlyMissingFile checks that a read-only open of a missing file
@@ -159,46 +157,5 @@ func TestReadOnlyReads(t *testing.T) {
 	}
 	if last := msgs[len(msgs)-1]; last.ID != id || deref(last.Content) != "written later" {
 		t.Errorf("read-only store's last tg message = %d %q, want %d \"written later\"", last.ID, deref(last.Content), id)
-	}
-}
-
-// TestReadOnlyV9 opens a version 9 file read-only: it is read as it is,
-// not migrated, and its bytes do not change.
-func TestReadOnlyV9(t *testing.T) {
-	t.Parallel()
-	s, unchanged := openV9ReadOnly(t)
-	if v, err := s.SchemaVersion(t.Context()); err != nil || v != 9 {
-		t.Errorf("SchemaVersion = %d, %v; want 9", v, err)
-	}
-	n, err := s.SessionCount(t.Context(), "")
-	if err != nil || n != 4 {
-		t.Errorf("SessionCount = %d, %v; want 4", n, err)
-	}
-	all, err := s.ExportAll(t.Context(), "")
-	if err != nil || len(all) != 4 {
-		t.Errorf("ExportAll = %d sessions, %v; want 4", len(all), err)
-	}
-	unchanged()
-}
-
-// openV9ReadOnly opens a copy of the version 9 fixture with ReadOnly. The
-// function it returns closes the store and fails the test if the file's
-// bytes changed.
-func openV9ReadOnly(t *testing.T) (*Store, func()) {
-	t.Helper()
-	path := dbtest.CopyFixture(t, "state-v9.db")
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openAt(t, path, &Options{ReadOnly: true})
-	return s, func() {
-		t.Helper()
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
-			t.Errorf("the v9 file changed (%v)", err)
-		}
 	}
 }

@@ -202,8 +202,8 @@ func TestDeleteAndExport(t *testing.T) {
 		mustCreate(t, s, NewSession{ID: "20260315_092437_c9a6aa", Source: "cli"})
 		mustCreate(t, s, NewSession{ID: "20260315_092437_c9a6bb", Source: "cli"})
 		got, err := s.ResolveSessionID(t.Context(), "20260315_092437_c9a6")
-		if !errors.Is(err, ErrAmbiguous) || got != "" {
-			t.Errorf("ResolveSessionID = %q, %v; want \"\", ErrAmbiguous (None)", got, err)
+		if !errors.Is(err, ErrAmbiguous) || errors.Is(err, ErrNotFound) || got != "" {
+			t.Errorf("ResolveSessionID = %q, %v; want \"\", ErrAmbiguous (None), not ErrNotFound", got, err)
 		}
 	})
 

@@ -208,8 +208,9 @@ func foundSession(r db.Session, err error, format string, args ...any) (*Session
 // a unique prefix of one. The prefix is matched literally (its % and _ are
 // not wildcards) and, like SQLite's LIKE, ASCII case-insensitively.
 //
-// It returns ErrNotFound when nothing matches, ErrAmbiguous (which also
-// matches ErrNotFound) when several sessions do, or ErrClosed.
+// It returns ErrNotFound when nothing matches, an *AmbiguousError (matching
+// ErrAmbiguous, not ErrNotFound) listing the candidates when several
+// sessions do, or ErrClosed.
 func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string, error) {
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		if ok, err := s.q.SessionExists(ctx, q, idOrPrefix); err != nil || ok {
@@ -222,10 +223,26 @@ func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string
 		case len(ids) == 1:
 			return ids[0], nil
 		case len(ids) > 1:
-			return "", fmt.Errorf("store: session prefix %q: %w", idOrPrefix, ErrAmbiguous)
+			return "", s.ambiguous(ctx, q, idOrPrefix, ids)
 		}
 		return "", fmt.Errorf("store: session prefix %q: %w", idOrPrefix, ErrNotFound)
 	})
+}
+
+// ambiguous builds the *AmbiguousError for prefix from the ids it matched
+// (newest first, one more than MaxAmbiguousCandidates at most), read in
+// the same snapshot.
+func (s *Store) ambiguous(ctx context.Context, q db.DBTX, prefix string, ids []string) error {
+	e := &AmbiguousError{Prefix: prefix, More: len(ids) > MaxAmbiguousCandidates}
+	for _, id := range ids[:min(len(ids), MaxAmbiguousCandidates)] {
+		r, err := s.q.SessionGet(ctx, q, id)
+		sess, err := foundSession(r, err, "session %q", id)
+		if err != nil {
+			return err
+		}
+		e.Candidates = append(e.Candidates, *sess)
+	}
+	return e
 }
 
 // SessionCount counts sessions: of one source, or all when source is "".

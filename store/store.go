@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
 )
@@ -38,30 +39,43 @@ type Store struct {
 	}
 }
 
-// Open opens the state database at path (DefaultPath() when path is empty),
-// creating it and its parent directories when missing, with opts (nil means
-// the defaults on [Options]). Unless opts.SkipMigrations is set it brings the
-// file to the latest schema: a new file is created at version 11, a file an
-// older Hermes wrote is migrated (goose, one write transaction, safe against
-// other processes opening it at the same moment), and columns, indexes and
-// FTS indexes missing from the file are added (the reconcile). A file written
-// by a newer Hermes is opened as it is, never downgraded. Opening a current
-// file takes no write lock and changes nothing.
+// Open opens the state database at path with opts (nil means the defaults
+// on [Options]).
 //
-// Errors match [ErrNotDatabase] (also for an empty, 0-byte file),
-// [ErrCorrupt] (a truncated file), [ErrForeignWAL], [ErrCantOpen],
-// [ErrReadOnly] (a file or directory this process may not write),
-// [ErrBusy], [ErrNoFTS5], [ErrSQLiteVersion] or [ErrNotWAL], or are a
-// migration's error; with Options.ReadOnly, a missing file matches
-// fs.ErrNotExist. A refused file is left as it was.
+// An empty path is DefaultPath(): its directories are created when missing
+// (0700, as the original creates its home). Any other path must be in a
+// directory that exists ([ErrNoDirectory]), so that a mistyped path never
+// becomes a new database, and must not be a URL ([ErrURL]).
+//
+// Unless opts.SkipMigrations is set it brings the file to the latest schema
+// with [migrations.Migrator.Up]: a missing file is created at version 11,
+// byte for byte as the original creates it; a file an older Hermes wrote is
+// migrated to exactly what the original makes of it (one write transaction,
+// safe against other processes opening it at the same moment); columns,
+// indexes and FTS indexes missing from a current file are added. Opening a
+// current file takes no write lock and changes nothing. A file written by a
+// newer Hermes (schema_version above 11) is refused with [ErrNewerSchema]
+// before anything can write, unless opts.ReadOnly (read it) or
+// opts.WriteNewerSchema (see its warning) is set.
+//
+// Errors match [ErrNoDirectory], [ErrURL], [ErrNewerSchema], [ErrNotDatabase]
+// (also for an empty, 0-byte file), [ErrCorrupt] (a truncated file),
+// [ErrForeignWAL], [ErrCantOpen], [ErrReadOnly] (a file or directory this
+// process may not write), [ErrBusy], [ErrNoFTS5], [ErrSQLiteVersion] or
+// [ErrNotWAL], or are a migration's error; with Options.ReadOnly, a missing
+// file matches fs.ErrNotExist and a file below version 11 [ErrOlderSchema].
+// A refused file is left as it was.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	o := opts.withDefaults()
-	if path == "" {
+	explicit := path != ""
+	if !explicit {
 		p, err := DefaultPath()
 		if err != nil {
 			return nil, err
 		}
 		path = p
+	} else if dbpath.IsURL(path) {
+		return nil, fmt.Errorf("store: %s %w", path, ErrURL)
 	}
 	s := &Store{
 		path: path,
@@ -79,15 +93,29 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if o.ReadOnly {
 		return s.openReadOnly(ctx, cfg)
 	}
+	if explicit {
+		if err := dbpath.DirExists(path); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	} else if err := dbpath.MakeDefaultDir(path); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	newer, err := s.checkNewer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 
 	w, err := sqlite.OpenWriter(ctx, path, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s.w = w
-	if !o.SkipMigrations {
+	if !o.SkipMigrations && !newer {
 		if err := s.migrate(ctx); err != nil {
 			w.Close()
+			if errors.Is(err, ErrNewerSchema) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
 	}
@@ -100,19 +128,49 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// openReadOnly opens only the read-only pool, on a file that must exist:
-// Stat, not open, so no descriptor of ours ever touches the file outside
-// SQLite (closing one would drop SQLite's POSIX locks).
+// checkNewer looks at the version of an existing file before anything can
+// write to it (opening the writer would switch a rollback-journal file to
+// WAL, rewriting its header): ErrNewerSchema for a file above Latest,
+// unless Options.WriteNewerSchema is set, when it reports true. The look
+// leaves no file behind (sqlite.Peek); Up re-checks under the write lock.
+func (s *Store) checkNewer(ctx context.Context, cfg sqlite.Config) (bool, error) {
+	var v int64
+	err := sqlite.Peek(ctx, s.path, cfg, func(r *sql.DB) error {
+		var err error
+		v, err = migrations.ReadVersion(ctx, r)
+		return err
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("store: %w", err)
+	case v <= SchemaVersionLatest:
+		return false, nil
+	case !s.opts.WriteNewerSchema:
+		return false, newerSchemaError(s.path, v)
+	}
+	s.log.WarnContext(ctx, "writing a database a newer Hermes wrote (Options.WriteNewerSchema); not migrated",
+		slog.String("path", s.path), slog.Int64("version", v))
+	return true, nil
+}
+
+// openReadOnly opens only the read-only pool, on a file that must exist
+// and be at version 11 or above (a newer file's unknown columns are
+// ignored by every read; an older one lacks columns the reads need).
 func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, error) {
-	if _, err := os.Stat(s.path); err != nil {
+	r, err := sqlite.OpenReadOnly(ctx, s.path, cfg, s.opts.ReadConnections)
+	if err != nil {
 		return nil, fmt.Errorf("store: open read-only: %w", err)
 	}
-	if err := sqlite.CheckWAL(ctx, s.path); err != nil {
+	v, err := migrations.ReadVersion(ctx, r)
+	if err != nil {
+		r.Close()
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	r, err := sqlite.OpenReader(ctx, s.path, cfg, s.opts.ReadConnections)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	if v < SchemaVersionLatest {
+		r.Close()
+		return nil, olderSchemaError(s.path, v)
 	}
 	s.r = r
 	return s, nil
@@ -127,24 +185,30 @@ func (s *Store) writer() (*sql.DB, error) {
 	return s.w, nil
 }
 
-// migrate applies pending migrations and the reconcile on the writer.
+// migrate runs Up, which migrates and reconciles, on the writer.
 func (s *Store) migrate(ctx context.Context) error {
-	m, err := migrations.New(s.w, &migrations.Options{Retry: s.retry, Logger: s.opts.Logger})
+	m, err := migrations.New(s.w, &migrations.Options{
+		Retry: migrations.Retry{
+			Attempts: s.retry.Attempts, MinDelay: s.retry.MinDelay, MaxDelay: s.retry.MaxDelay, OnRetry: s.retry.OnRetry,
+		},
+		Logger: s.opts.Logger,
+	})
 	if err != nil {
 		return err
 	}
-	applied, err := m.Up(ctx)
-	switch {
-	case errors.Is(err, migrations.ErrNewerSchema):
-		s.log.InfoContext(ctx, "database schema is newer than this build; opened without migrating", slog.String("path", s.path))
-	case err != nil:
+	res, err := m.Up(ctx)
+	if errors.Is(err, migrations.ErrNewerSchema) {
+		// A newer Hermes upgraded the file after checkNewer looked.
+		return newerSchemaError(s.path, res.From)
+	}
+	if err != nil {
 		return err
 	}
-	for _, r := range applied {
-		s.log.InfoContext(ctx, "applied migration", slog.String("name", r.Name), slog.Duration("duration", r.Duration))
+	if res.From != res.To {
+		s.log.InfoContext(ctx, "migrated", slog.Int64("from", res.From), slog.Int64("to", res.To),
+			slog.Int("changes", len(res.Changes)), slog.Duration("duration", res.Duration))
 	}
-	_, err = m.Reconcile(ctx)
-	return err
+	return nil
 }
 
 // SchemaVersionLatest is the schema version this build creates and migrates
@@ -155,8 +219,8 @@ const SchemaVersionLatest = migrations.Latest
 func (s *Store) Path() string { return s.path }
 
 // SchemaVersion returns the version recorded in schema_version: 11 after
-// Open migrated the file, more for a file a newer Hermes wrote. It returns
-// ErrClosed after Close.
+// Open migrated the file, more for a file a newer Hermes wrote (opened
+// ReadOnly or with WriteNewerSchema). It returns ErrClosed after Close.
 func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 	if err := s.acquire(); err != nil {
 		return 0, err
@@ -165,9 +229,13 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 	return migrations.ReadVersion(ctx, s.r)
 }
 
-// Close runs a PASSIVE WAL checkpoint (its failure is ignored, as in the
-// original) and closes every connection. It waits for calls in flight. A
-// second Close returns nil; any other call after Close returns ErrClosed.
+// Close runs a TRUNCATE WAL checkpoint, as upstream Hermes closes, and
+// closes every connection: every committed write is in the database file
+// and the -wal is cut to zero bytes even while other processes keep the
+// file open. The checkpoint waits up to the busy timeout for their read
+// transactions and its failure is ignored (the writes are committed in the
+// WAL either way). Close waits for calls in flight. A second Close returns
+// nil; any other call after Close returns ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,7 +246,7 @@ func (s *Store) Close() error {
 	if s.w == nil {
 		return s.r.Close()
 	}
-	if _, err := s.checkpoint(context.Background(), CheckpointPassive); err != nil {
+	if _, err := s.checkpoint(context.Background(), CheckpointTruncate); err != nil {
 		s.log.Debug("checkpoint on close failed", slog.Any("error", err))
 	}
 	return errors.Join(s.r.Close(), s.w.Close())

@@ -37,11 +37,12 @@ func (ts Timestamp) Time() time.Time {
 	return time.Unix(int64(sec), int64(math.Round(frac*1e9)))
 }
 
-// Session is one row of the sessions table: the 27 columns of schema v11.
-// NULL text columns are nil pointers; NULL counters (possible in rows an old
-// Hermes wrote) read as 0. A numeric column holding a value of another
-// storage class reads as SQLite's CAST to the column's type gives it (see
-// Stored).
+// Session is one row of the sessions table: the 27 columns of schema v11,
+// in the original's column order (its dict(row), so JSON keys come out in
+// the order of its own exports). NULL text columns are nil pointers; NULL
+// counters (possible in rows an old Hermes wrote) read as 0. A numeric
+// column holding a value of another storage class reads as SQLite's CAST
+// to the column's type gives it (see Stored).
 type Session struct {
 	ID              string     `json:"id"`
 	Source          string     `json:"source"`
@@ -57,7 +58,6 @@ type Session struct {
 	ToolCallCount   int64      `json:"tool_call_count"`
 	InputTokens     int64      `json:"input_tokens"`
 	OutputTokens    int64      `json:"output_tokens"`
-	Title           *string    `json:"title"`
 
 	CacheReadTokens  int64    `json:"cache_read_tokens"`
 	CacheWriteTokens int64    `json:"cache_write_tokens"`
@@ -70,6 +70,7 @@ type Session struct {
 	CostStatus       *string  `json:"cost_status"`
 	CostSource       *string  `json:"cost_source"`
 	PricingVersion   *string  `json:"pricing_version"`
+	Title            *string  `json:"title"`
 	APICallCount     int64    `json:"api_call_count"`
 
 	// Stored is nil unless a numeric column of the row holds what its Go
@@ -120,19 +121,20 @@ func sessionFromDB(r db.Session) Session {
 }
 
 // Message is one row of the messages table, as GetMessages returns it
-// (get_messages in the original).
+// (get_messages in the original), its fields in the original's column
+// order.
 type Message struct {
-	ID         int64     `json:"id"`
-	SessionID  string    `json:"session_id"`
-	Role       string    `json:"role"`
-	Content    *string   `json:"content"`
-	ToolCallID *string   `json:"tool_call_id"`
-	ToolName   *string   `json:"tool_name"`
-	Timestamp  Timestamp `json:"timestamp"`
-	TokenCount *int64    `json:"token_count"`
+	ID         int64   `json:"id"`
+	SessionID  string  `json:"session_id"`
+	Role       string  `json:"role"`
+	Content    *string `json:"content"`
+	ToolCallID *string `json:"tool_call_id"`
 	// ToolCalls is the stored JSON, or [] when the stored text does not
 	// decode (the original's fallback); nil when NULL.
 	ToolCalls    json.RawMessage `json:"tool_calls"`
+	ToolName     *string         `json:"tool_name"`
+	Timestamp    Timestamp       `json:"timestamp"`
+	TokenCount   *int64          `json:"token_count"`
 	FinishReason *string         `json:"finish_reason"`
 	Reasoning    *string         `json:"reasoning"`
 	// ReasoningContent is the provider-native scratchpad; "" is kept.

@@ -5,21 +5,24 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
 )
 
 // usageLine is the second line of every usage error.
-const usageLine = "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help)"
+const usageLine = "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help, -version)"
 
 // TestSmoke is the CI smoke run: up, status, down, up on a new file, then a
 // look at the file itself.
@@ -32,10 +35,10 @@ func TestSmoke(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"Up", []string{"up"}, text(steps(applied, 1, 11), "schema version 11")},
+		{"Up", []string{"up"}, text(createdFile(path), createdSchema, "schema version 11")},
 		{"Status", []string{"status"}, statusText(11, "")},
 		{"Down", []string{"down"}, text(steps(rolledBack, 11, 11), "schema version 10")},
-		{"UpAgain", []string{"up"}, text(steps(applied, 11, 11), "schema version 11")},
+		{"UpAgain", []string{"up"}, text(upgraded(10, v11Step), "schema version 11")},
 		{"UpCurrent", []string{"up"}, text("schema version 11 (no change)")},
 	}
 	for _, s := range runs {
@@ -91,7 +94,7 @@ func TestDefaultPath(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("migrate up: exit %d\nstderr:\n%s", r.code, r.stderr)
 			}
-			if diff := cmp.Diff(text(steps(applied, 1, 11), "schema version 11"), normalize(r.stdout)); diff != "" {
+			if diff := cmp.Diff(text(createdFile(want), createdSchema, "schema version 11"), normalize(r.stdout)); diff != "" {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 			if _, err := os.Stat(notWant); err == nil {
@@ -122,7 +125,19 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state.db")
 	db := func(args ...string) []string { return append([]string{"-db", path}, args...) }
-	dryRunUp := text(steps(wouldApply, 5, 11), "dry run: nothing was written; schema version 4")
+	// A v4 file the migrations built lacks state_meta and the columns of
+	// v5…v9; the original adds them in declaration order.
+	fromV4 := []string{
+		"add column sessions.api_call_count",
+		"add column messages.reasoning",
+		"add column messages.reasoning_content",
+		"add column messages.reasoning_details",
+		"add column messages.codex_reasoning_items",
+		"add column messages.codex_message_items",
+	}
+	wouldUpgrade := upgraded(4, []string{"create table state_meta"}, v5Columns, fromV4, v11Step)
+	wouldUpgrade[0] = strings.Replace(wouldUpgrade[0], "upgraded   ", "would upgrade", 1)
+	dryRunUp := text(wouldUpgrade, "dry run: nothing was written; schema version 4")
 
 	for _, s := range []struct {
 		name string
@@ -131,7 +146,7 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 		// file is the version the file must be at afterwards.
 		file int64
 	}{
-		{"UpTo4", db("up-to", "4"), text(steps(applied, 1, 4), "schema version 4"), 4},
+		{"UpTo4", db("up-to", "4"), text(createdFile(path), steps(applied, 1, 4), "schema version 4"), 4},
 		{"Version", db("version"), "4\n", 4},
 		{"VersionFlagAfterCommand", []string{"version", "-db", path}, "4\n", 4},
 		{"Status", db("status"), statusText(4, ""), 4},
@@ -145,7 +160,7 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 		{"DownTo0", db("down-to", "0"), text(steps(rolledBack, 2, 1), "schema version 0"), 0},
 		{"DownAt0", db("down"), text("nothing to roll back", "schema version 0 (no change)"), 0},
 		{"RedoAt0", db("redo"), text("nothing to roll back", "schema version 0 (no change)"), 0},
-		{"UpFrom0", db("up"), text(steps(applied, 1, 11), "schema version 11"), 11},
+		{"UpFrom0", db("up"), text(createdSchema, "schema version 11"), 11},
 		{"UpToReached", db("up-to", "5"), text("schema version 11 (no change)"), 11},
 	} {
 		dryRun := strings.Contains(strings.Join(s.args, " "), "-dry-run")
@@ -207,7 +222,7 @@ func TestUsageErrors(t *testing.T) {
 			if diff := cmp.Diff("migrate: "+tt.msg+"\n"+usageLine+"\n", r.stderr); diff != "" {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Errorf("files created (-want +got):\n%s", diff)
 			}
 		})
@@ -220,11 +235,11 @@ func TestUsageErrors(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("exit status %d, want 2", r.code)
 		}
-		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-		if diff := cmp.Diff([]string{"migrate: flag provided but not defined: -force", usageLine}, lines[max(len(lines)-2, 0):]); diff != "" {
-			t.Errorf("last lines of stderr (-want +got):\n%s", diff)
+		// Once, from cli.Exit: the flag package prints nothing itself.
+		if diff := cmp.Diff("migrate: flag provided but not defined: -force\n"+usageLine+"\n", r.stderr); diff != "" {
+			t.Errorf("stderr (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -236,15 +251,15 @@ func TestUsageErrors(t *testing.T) {
 		if r.code != 0 {
 			t.Errorf("exit status %d, want 0", r.code)
 		}
-		if !strings.HasPrefix(r.stdout+r.stderr, "usage: migrate [-db PATH] [-dry-run] [-v] COMMAND [N]\n") {
-			t.Errorf("help does not start with the usage line:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		if !strings.HasPrefix(r.stdout, "usage: migrate [-db PATH] [-dry-run] [-v] COMMAND [N]\n") || r.stderr != "" {
+			t.Errorf("help is not on stdout alone:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		}
-		for _, cmd := range []string{"up", "up-to N", "down", "down-to N", "redo", "status", "version", "-db", "-dry-run"} {
-			if !strings.Contains(r.stdout+r.stderr, "  "+cmd) {
+		for _, cmd := range []string{"up", "up-to N", "down", "down-to N", "redo", "status", "version", "-db", "-dry-run", "-version"} {
+			if !strings.Contains(r.stdout, "  "+cmd) {
 				t.Errorf("help does not mention %q", cmd)
 			}
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -283,7 +298,7 @@ func TestFailures(t *testing.T) {
 			if dbtest.FileHash(t, path) != before {
 				t.Error("the file was changed")
 			}
-			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Errorf("files in the directory (-want +got):\n%s", diff)
 			}
 		})
@@ -304,10 +319,10 @@ func TestFailures(t *testing.T) {
 				t.Errorf("message %q does not contain %q", line, want)
 			}
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files in the directory (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, path)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, path)); diff != "" {
 			t.Errorf("files created in the directory named like the database (-want +got):\n%s", diff)
 		}
 	})
@@ -315,7 +330,7 @@ func TestFailures(t *testing.T) {
 	t.Run("NoFTS5", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		path := filepath.Join(dir, "hermes", "state.db")
+		path := filepath.Join(dir, "state.db")
 		r := runBin(t, 30*time.Second, nil, migrateNoFTSBin, "-db", path, "up")
 		line := failureLine(t, r, 1)
 		for _, want := range []string{"-tags sqlite_fts5", sqlite.ErrNoFTS5.Error()} {
@@ -323,7 +338,7 @@ func TestFailures(t *testing.T) {
 				t.Errorf("message %q does not contain %q", line, want)
 			}
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files created (-want +got):\n%s", diff)
 		}
 	})
@@ -343,7 +358,7 @@ func TestFailures(t *testing.T) {
 		if dbtest.FileHash(t, path) != before {
 			t.Error("the file was changed")
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("files in the directory (-want +got):\n%s", diff)
 		}
 	})
@@ -364,22 +379,33 @@ func TestFailures(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Fatalf("files after setup (-want +got):\n%s", diff)
 		}
 		before := dbtest.FileHash(t, path)
 
-		want := fmt.Sprintf("migrate: %s: %v: the database is at schema version 12 and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
-			path, migrations.ErrNewerSchema, migrations.Latest)
-		for _, args := range [][]string{{"up"}, {"down"}, {"up", "-dry-run"}, {"up-to", "11"}, {"down-to", "3"}, {"redo"}} {
+		// up has nothing to do: exit 0 and one line, as goose does.
+		for _, args := range [][]string{{"up"}, {"up", "-dry-run"}} {
+			r := migrate(t, append([]string{"-db", path}, args...)...)
+			want := path + " is at schema version 12, newer than this build's 11: nothing was done\n"
+			if r.code != 0 || r.stdout != want || r.stderr != "" {
+				t.Errorf("migrate %s: exit %d, stdout %q, stderr %q; want 0, %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+			}
+			if dbtest.FileHash(t, path) != before {
+				t.Fatalf("migrate %s changed the file", strings.Join(args, " "))
+			}
+		}
+		for _, args := range [][]string{{"down"}, {"up-to", "11"}, {"down-to", "3"}, {"redo"}} {
 			line := failureLine(t, migrate(t, append([]string{"-db", path}, args...)...), 1)
+			want := fmt.Sprintf("migrate: %s: %s: %v: the database is at schema version 12 and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
+				path, args[0], migrations.ErrNewerSchema, migrations.Latest)
 			if diff := cmp.Diff(want, line); diff != "" {
 				t.Errorf("migrate %s: message (-want +got):\n%s", strings.Join(args, " "), diff)
 			}
 			if dbtest.FileHash(t, path) != before {
 				t.Fatalf("migrate %s changed the file", strings.Join(args, " "))
 			}
-			if diff := cmp.Diff([]string{"state.db"}, dirEntries(t, dir)); diff != "" {
+			if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
 				t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(args, " "), diff)
 			}
 		}
@@ -398,10 +424,71 @@ func TestFailures(t *testing.T) {
 		}
 	})
 
+	t.Run("NoSuchDirectory", func(t *testing.T) {
+		t.Parallel()
+		// An explicit path in a directory that does not exist: every command
+		// fails the same way and creates nothing (a typo must not become a
+		// new database).
+		dir := t.TempDir()
+		missing := filepath.Join(dir, "not", "yet")
+		for _, args := range [][]string{{"up"}, {"up-to", "4"}, {"down"}, {"status"}, {"version"}, {"up", "-dry-run"}} {
+			r := migrate(t, append([]string{"-db", filepath.Join(missing, "state.db")}, args...)...)
+			want := "migrate: no such directory: " + missing + "\n"
+			if r.code != 1 || r.stdout != "" || r.stderr != want {
+				t.Errorf("migrate %s: exit %d, stdout %q, stderr %q; want 1 and %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+			}
+		}
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("URL", func(t *testing.T) {
+		t.Parallel()
+		// What once made a directory named "postgres:" and a SQLite file in
+		// it: a usage error now.
+		dir := t.TempDir()
+		r := runBinIn(t, dir, migrateBin, "-db", "postgres://host/db", "up")
+		want := "migrate: -db postgres://host/db: " + dbpath.ErrURL.Error() + "\n" + usageLine + "\n"
+		if r.code != 2 || r.stdout != "" || r.stderr != want {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", r.code, r.stdout, r.stderr, want)
+		}
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("MissingFileNotCreated", func(t *testing.T) {
+		t.Parallel()
+		// Only up and up-to create a file; a rollback or a dry run on a
+		// missing one creates nothing.
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.db")
+		for _, c := range []struct {
+			args       []string
+			code       int
+			out, errln string
+		}{
+			{[]string{"down"}, 1, "", "migrate: no database at " + path + ": nothing to roll back\n"},
+			{[]string{"down-to", "0"}, 1, "", "migrate: no database at " + path + ": nothing to roll back\n"},
+			{[]string{"redo"}, 1, "", "migrate: no database at " + path + ": nothing to roll back\n"},
+			{[]string{"up", "-dry-run"}, 0, "dry run: " + path + " does not exist; up would create it at schema version 11\n", ""},
+			{[]string{"up-to", "3", "-dry-run"}, 0, "dry run: " + path + " does not exist; up-to would create it at schema version 3\n", ""},
+		} {
+			r := migrate(t, append([]string{"-db", path}, c.args...)...)
+			if r.code != c.code || r.stdout != c.out || r.stderr != c.errln {
+				t.Errorf("migrate %s: exit %d, stdout %q, stderr %q; want %d, %q, %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.out, c.errln)
+			}
+		}
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("StatusOfMissingFile", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		path := filepath.Join(dir, "not", "yet", "state.db")
+		path := filepath.Join(dir, "state.db")
 		got := mustMigrate(t, "-db", path, "status")
 		if diff := cmp.Diff(statusText(0, "schema version 0: "+path+" does not exist yet"), got); diff != "" {
 			t.Errorf("status output (-want +got):\n%s", diff)
@@ -409,7 +496,7 @@ func TestFailures(t *testing.T) {
 		if got := mustMigrate(t, "-db", path, "version"); got != "0\n" {
 			t.Errorf("version output = %q, want %q", got, "0\n")
 		}
-		if diff := cmp.Diff([]string{}, dirEntries(t, dir)); diff != "" {
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
 			t.Errorf("status/version created files (-want +got):\n%s", diff)
 		}
 	})
@@ -507,8 +594,17 @@ func TestLegacyFixtures(t *testing.T) {
 		fixture string
 		want    string
 	}{
-		{"state-v1.db", text(steps(applied, 2, 11), "schema version 11")},
-		{"state-v9.db", text(steps(applied, 10, 11), "schema version 11")},
+		{"state-v1.db", text(upgraded(1, []string{"create table state_meta"}, v5Columns, []string{
+			"add column sessions.title",
+			"add column sessions.api_call_count",
+			"add column messages.finish_reason",
+			"add column messages.reasoning",
+			"add column messages.reasoning_content",
+			"add column messages.reasoning_details",
+			"add column messages.codex_reasoning_items",
+			"add column messages.codex_message_items",
+		}, v11Step, []string{"create index idx_sessions_title_unique"}), "schema version 11")},
+		{"state-v9.db", text(upgraded(9, v11Step), "schema version 11")},
 	} {
 		t.Run(strings.ToUpper(tt.fixture[6:8])+"Fixture", func(t *testing.T) {
 			t.Parallel()
@@ -554,5 +650,82 @@ func TestLegacyFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVersionFlag: migrate --version prints cli.PrintVersion's text (the
+// build, the linked SQLite, the schema version) and exits 0, without a
+// database.
+func TestVersionFlag(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"--version", "-version"} {
+		dir := t.TempDir()
+		r := runBinIn(t, dir, migrateBin, flag)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("migrate %s: exit %d, stderr %q", flag, r.code, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		if len(lines) != 6 || !strings.HasPrefix(lines[0], "migrate ") || !strings.HasPrefix(lines[1], "module  github.com/hermesstate/hermesstate") ||
+			!strings.HasPrefix(lines[4], "sqlite  3.") || !strings.HasSuffix(lines[4], ", FTS5 yes, trigram yes") || lines[5] != "schema  version 11" {
+			t.Errorf("migrate %s output:\n%s", flag, r.stdout)
+		}
+		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
+			t.Errorf("files created (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// TestUpstreamNewerFile runs every command on a copy of a file upstream
+// Hermes wrote at schema version 21: up says so and exits 0, every other
+// migration fails, status and version report 21, and the file stays byte
+// for byte the same with no -wal or -shm left beside it.
+func TestUpstreamNewerFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v21.db"), filepath.Join(dir, "state.db"))
+	before := dbtest.FileHash(t, path)
+	newer := fmt.Sprintf("%v: the database is at schema version 21 and this build knows versions up to 11; it was written by a newer Hermes and is left untouched", migrations.ErrNewerSchema)
+	for _, c := range []struct {
+		args       []string
+		code       int
+		out, errln string
+	}{
+		{[]string{"up"}, 0, path + " is at schema version 21, newer than this build's 11: nothing was done\n", ""},
+		{[]string{"up-to", "5"}, 1, "", "migrate: " + path + ": up-to: " + newer + "\n"},
+		{[]string{"down"}, 1, "", "migrate: " + path + ": down: " + newer + "\n"},
+		{[]string{"down-to", "0"}, 1, "", "migrate: " + path + ": down-to: " + newer + "\n"},
+		{[]string{"redo"}, 1, "", "migrate: " + path + ": redo: " + newer + "\n"},
+		{[]string{"version"}, 0, "21\n", ""},
+		{[]string{"status"}, 0, statusText(11, "schema version 21: newer than this build (11), written by a later Hermes"), ""},
+	} {
+		r := migrate(t, append([]string{"-db", path}, c.args...)...)
+		if r.code != c.code || r.stdout != c.out || r.stderr != c.errln {
+			t.Errorf("migrate %s: exit %d\nstdout %q\nstderr %q\nwant %d\nstdout %q\nstderr %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.out, c.errln)
+		}
+		if dbtest.FileHash(t, path) != before {
+			t.Fatalf("migrate %s changed the file", strings.Join(c.args, " "))
+		}
+		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
+			t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(c.args, " "), diff)
+		}
+	}
+}
+
+// TestDoesNotLinkTheStore: the migrate binary links the migrations and the
+// connection setup, not the store API (nor its generated queries).
+func TestDoesNotLinkTheStore(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, pkg := range []string{"github.com/hermesstate/hermesstate/store", "github.com/hermesstate/hermesstate/db"} {
+		if slices.Contains(deps, pkg) {
+			t.Errorf("cmd/migrate depends on %s", pkg)
+		}
+	}
+	if !slices.Contains(deps, "github.com/hermesstate/hermesstate/migrations") {
+		t.Errorf("go list -deps does not list the migrations: %q", deps)
 	}
 }

@@ -5,9 +5,11 @@
 //
 // Commands:
 //
-//	up          apply every pending migration, then add anything the
-//	            schema declares and the file lacks (the reconcile)
-//	up-to N     apply the pending migrations up to version N
+//	up          bring the file to version 11 exactly as the original does
+//	            (a missing file is created with the original's v11 schema;
+//	            an older one gets what the original makes of it); on a
+//	            current file, add whatever it lacks (the reconcile)
+//	up-to N     apply the goose migrations one by one up to version N
 //	down        roll back the latest migration
 //	down-to N   roll back every migration above version N (0: all of them)
 //	redo        roll back the latest migration and apply it again
@@ -15,14 +17,24 @@
 //	version     print the database's schema version
 //
 // The database is PATH, else $HERMES_HOME/state.db when HERMES_HOME is set,
-// else ~/.hermes/state.db; missing parent directories are created. The file is
-// opened exactly as the store opens it (WAL, foreign keys, busy timeout,
-// synchronous=FULL). -dry-run (up, up-to, down, down-to) runs the migrations in
-// a transaction that is rolled back: the output says what would change, the
-// file does not. A database written by a newer Hermes is refused, untouched.
+// else ~/.hermes/state.db. Only the default location's directories are
+// created (0700); a PATH in a directory that does not exist fails with "no
+// such directory: DIR", and a PATH that is a URL (postgres://…) is a usage
+// error: nothing is created. When up creates the file it says so first
+// ("created new database PATH"). The file is opened exactly as the store
+// opens it (WAL, foreign keys, busy timeout, synchronous=FULL). -dry-run
+// (up, up-to, down, down-to) runs the migrations in a transaction that is
+// rolled back: the output says what would change, the file does not.
 //
+// A database written by a newer Hermes (schema version above 11) is never
+// written, nor are -wal/-shm files left beside it: up prints one line saying
+// so and exits 0 (a rolled-back deploy does not fail), up-to, down, down-to
+// and redo fail, status and version report it.
+//
+// -version prints the build, the linked SQLite and the schema version.
 // Exit status: 0 on success, 1 on failure (one line on standard error), 2 on
-// a usage error. Build with -tags sqlite_fts5.
+// a usage error (the message, then the short usage). Build with
+// -tags sqlite_fts5.
 package main
 
 import (
@@ -42,4 +54,4 @@ func main() {
 }
 
 // usageSummary is the line printed after a usage error.
-const usageSummary = "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help)"
+const usageSummary = "usage: migrate [-db PATH] [-dry-run] [-v] up|up-to N|down|down-to N|redo|status|version (-h for help, -version)"

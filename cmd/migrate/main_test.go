@@ -163,10 +163,22 @@ type result struct {
 // at most timeout for it to exit.
 func runBin(t *testing.T, timeout time.Duration, env []string, bin string, args ...string) result {
 	t.Helper()
+	return runBinDir(t, timeout, env, "", bin, args...)
+}
+
+// runBinIn runs bin with args in the working directory dir.
+func runBinIn(t *testing.T, dir, bin string, args ...string) result {
+	t.Helper()
+	return runBinDir(t, 30*time.Second, nil, dir, bin, args...)
+}
+
+func runBinDir(t *testing.T, timeout time.Duration, env []string, dir, bin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
+	cmd.Dir = dir
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -234,6 +246,49 @@ const (
 	wouldApply    = "would apply"
 	wouldRollBack = "would roll back"
 )
+
+// createdSchema is the line of an up that gave a file without a schema the
+// v11 one.
+const createdSchema = "created      schema version 11  (…)"
+
+// createdFile is the line of an up that created the file at path.
+func createdFile(path string) string { return "created new database " + path }
+
+// v11Step is what the way to 11 changes on any file below it, after its
+// columns: both FTS indexes rebuilt, then the version.
+var v11Step = []string{
+	"rebuild full-text index messages_fts",
+	"rebuild full-text index messages_fts_trigram",
+	"set schema version 11",
+}
+
+// v5Columns are the billing columns v5 added to sessions, as the upgrade
+// adds them.
+var v5Columns = []string{
+	"add column sessions.cache_read_tokens",
+	"add column sessions.cache_write_tokens",
+	"add column sessions.reasoning_tokens",
+	"add column sessions.billing_provider",
+	"add column sessions.billing_base_url",
+	"add column sessions.billing_mode",
+	"add column sessions.estimated_cost_usd",
+	"add column sessions.actual_cost_usd",
+	"add column sessions.cost_status",
+	"add column sessions.cost_source",
+	"add column sessions.pricing_version",
+}
+
+// upgraded returns the lines of an up from version from: the summary, then
+// each change.
+func upgraded(from int, changes ...[]string) []string {
+	out := []string{fmt.Sprintf("upgraded     schema version %d to 11  (…)", from)}
+	for _, part := range changes {
+		for _, c := range part {
+			out = append(out, "             "+c)
+		}
+	}
+	return out
+}
 
 // steps returns the normalised result lines for versions from…to (counting
 // down when from > to) with verb.
@@ -404,20 +459,6 @@ var freshObjects = []string{
 	"trigger messages_fts_trigram_insert",
 	"trigger messages_fts_trigram_update",
 	"trigger messages_fts_update",
-}
-
-// dirEntries lists the names in dir.
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{}
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
 }
 
 // envWithout returns the test's environment without the named variables,

@@ -2,30 +2,33 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
 )
 
 // options are the parsed command line.
 type options struct {
-	path    string
-	dryRun  bool
-	verbose bool
-	command string
-	target  int64 // for up-to and down-to
+	path     string
+	explicit bool // -db was given: its directory must exist
+	dryRun   bool
+	verbose  bool
+	version  bool
+	command  string
+	target   int64 // for up-to and down-to
 }
 
 // commands maps each command to whether it takes a version argument and
@@ -45,33 +48,44 @@ const helpText = `usage: migrate [-db PATH] [-dry-run] [-v] COMMAND [N]
 Creates or upgrades the Hermes state database (schema version %d).
 
 Commands:
-  up          apply every pending migration, then add what the file lacks
-  up-to N     apply the pending migrations up to version N
+  up          bring the file to version %d as the original does, creating it
+              if missing; on a current file, add what it lacks
+  up-to N     apply the migrations up to version N, one by one
   down        roll back the latest migration
   down-to N   roll back every migration above version N (0: all)
   redo        roll back the latest migration and apply it again
   status      list every migration, applied or pending
   version     print the database's schema version
 
+Without -db the file is $HERMES_HOME/state.db, else ~/.hermes/state.db (its
+directories are created); a -db path must be in a directory that exists.
+
 Flags (before or after the command):
 `
 
 // parse reads the command line; flags may come before or after the command.
-func parse(args []string, stderr io.Writer) (options, error) {
+// The flag package prints nothing: a mistake is one UsageError, and -h
+// prints the help to stdout.
+func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&o.path, "db", "", "database `path` (default $HERMES_HOME/state.db, else ~/.hermes/state.db)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "run up/down in a transaction that is rolled back")
 	fs.BoolVar(&o.verbose, "v", false, "log each statement and step to standard error")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), helpText, migrations.Latest)
-		fs.PrintDefaults()
-	}
+	fs.BoolVar(&o.version, "version", false, "print the build's version, SQLite and schema version, and exit")
 	positional, err := cli.Parse(fs, args)
-	if err != nil {
+	if errors.Is(err, cli.ErrHelp) {
+		fmt.Fprintf(stdout, helpText, migrations.Latest, migrations.Latest)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
 		return o, err
 	}
+	if err != nil || o.version {
+		return o, err
+	}
+	o.explicit = o.path != ""
 	if len(positional) == 0 {
 		return o, cli.Usagef("no command given")
 	}
@@ -109,9 +123,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 
 // run executes one migrate command line, writing results to stdout.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parse(args, stderr)
+	o, err := parse(args, stdout)
 	if err != nil {
 		return err
+	}
+	if o.version {
+		return cli.PrintVersion(ctx, stdout, "migrate", migrations.Latest)
 	}
 	if o.path, err = cli.DatabasePath(o.path); err != nil {
 		return err
@@ -123,8 +140,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	if err := preflight(ctx, o); err != nil {
+	v, exists, err := peekVersion(ctx, o.path)
+	if err != nil {
 		return err
+	}
+	if v > migrations.Latest {
+		return refuseNewer(o, v, stdout)
+	}
+	if !exists {
+		if done, err := missingFile(o, stdout); done || err != nil {
+			return err
+		}
+		if !o.explicit {
+			if err := dbpath.MakeDefaultDir(o.path); err != nil {
+				return err
+			}
+		}
+		created, err := sqlite.EnsureFile(ctx, o.path)
+		if err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(stdout, "created new database %s\n", o.path)
+		}
 	}
 	// The same connection setup as store.Open: WAL, foreign keys, busy
 	// timeout, synchronous=FULL, BEGIN IMMEDIATE, the same retry budget.
@@ -143,44 +181,55 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return w.Close()
 }
 
-// preflight inspects an existing file through a read-only connection before
-// anything opens it for writing: a file that is not a database, a build
-// without FTS5, or a newer schema is refused with the file left byte for byte
-// as it was.
-func preflight(ctx context.Context, o options) error {
-	v, exists, err := readOnlyVersion(ctx, o.path)
-	if err != nil || !exists {
-		return err
+// refuseNewer answers a command on a file a newer Hermes wrote, which this
+// build never writes: up has nothing to do (exit 0, as goose does, so that a
+// rolled-back deploy does not fail); every other migration fails.
+func refuseNewer(o options, v int64, stdout io.Writer) error {
+	if o.command == "up" {
+		fmt.Fprintf(stdout, "%s is at schema version %d, newer than this build's %d: nothing was done\n", o.path, v, migrations.Latest)
+		return nil
 	}
-	if err := migrations.CheckVersion(v); err != nil {
-		return fmt.Errorf("%s: %w", o.path, err)
-	}
-	return nil
+	return fmt.Errorf("%s: %s: %w", o.path, o.command, migrations.CheckVersion(v))
 }
 
-// readOnlyVersion reads the schema version of the file at path through a
-// read-only connection. A file that does not exist is at version 0 and is not
-// created.
-func readOnlyVersion(ctx context.Context, path string) (v int64, exists bool, err error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+// missingFile handles a command on a file that does not exist yet, before
+// anything creates it. Only up and up-to create a file; a dry run says what
+// it would do and creates nothing; a rollback has nothing to roll back. It
+// reports whether the command is done.
+func missingFile(o options, stdout io.Writer) (bool, error) {
+	switch {
+	case o.command != "up" && o.command != "up-to":
+		return true, fmt.Errorf("no database at %s: nothing to roll back", o.path)
+	case o.dryRun:
+		target := o.target
+		if o.command == "up" {
+			target = migrations.Latest
+		}
+		fmt.Fprintf(stdout, "dry run: %s does not exist; %s would create it at schema version %d\n", o.path, o.command, target)
+		return true, nil
+	}
+	return false, nil
+}
+
+// peekVersion reads the schema version of the file at path without
+// changing it or leaving any file beside it (sqlite.Peek). A file that does
+// not exist is at version 0 and is not created.
+func peekVersion(ctx context.Context, path string) (v int64, exists bool, err error) {
+	err = sqlite.Peek(ctx, path, sqlite.Config{Retry: sqlite.DefaultRetry()}, func(r *sql.DB) error {
+		var err error
+		v, err = migrations.ReadVersion(ctx, r)
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
 		return 0, false, nil
 	}
-	if err := sqlite.CheckWAL(ctx, path); err != nil {
-		return 0, true, err
-	}
-	r, err := sqlite.OpenReader(ctx, path, sqlite.Config{Retry: sqlite.DefaultRetry()}, 1)
-	if err != nil {
-		return 0, true, err
-	}
-	defer r.Close()
-	v, err = migrations.ReadVersion(ctx, r)
 	return v, true, err
 }
 
 // report serves status and version without ever writing: read-only, and a
 // missing file is reported at version 0, not created.
 func report(ctx context.Context, o options, stdout io.Writer) error {
-	v, exists, err := readOnlyVersion(ctx, o.path)
+	v, exists, err := peekVersion(ctx, o.path)
 	if err != nil {
 		return err
 	}
@@ -218,41 +267,40 @@ func report(ctx context.Context, o options, stdout io.Writer) error {
 // execute runs the command against m and prints its outcome.
 func execute(ctx context.Context, m *migrations.Migrator, o options, stdout io.Writer) error {
 	var (
-		res []migrations.Result
-		err error
+		up      migrations.UpResult
+		down    []migrations.Result
+		changed bool
+		err     error
 	)
 	switch o.command {
 	case "up":
-		res, err = m.Up(ctx)
+		up, err = m.Up(ctx)
 	case "up-to":
-		res, err = m.UpTo(ctx, o.target)
+		up, err = m.UpTo(ctx, o.target)
 	case "down":
 		var r migrations.Result
 		r, err = m.Down(ctx)
 		if err == nil {
-			res = []migrations.Result{r}
+			down = []migrations.Result{r}
 		}
 	case "down-to":
-		res, err = m.DownTo(ctx, o.target)
+		down, err = m.DownTo(ctx, o.target)
 	case "redo":
-		res, err = m.Redo(ctx)
+		var r migrations.Result
+		r, up, err = m.Redo(ctx)
+		if r.Name != "" {
+			down = []migrations.Result{r}
+		}
 	}
-	printResults(stdout, res, o.dryRun)
+	printResults(stdout, down, o.dryRun)
+	printUp(stdout, up, o.dryRun)
+	changed = len(down) > 0 || len(up.Migrations) > 0 || len(up.Changes) > 0
 	if errors.Is(err, migrations.ErrNoChange) {
 		fmt.Fprintln(stdout, "nothing to roll back")
 		err = nil
 	}
 	if err != nil {
 		return err
-	}
-	if o.command == "up" && !o.dryRun {
-		changes, err := m.Reconcile(ctx)
-		if err != nil {
-			return err
-		}
-		for _, c := range changes {
-			fmt.Fprintf(stdout, "reconciled  %s\n", c)
-		}
 	}
 	v, err := m.Version(ctx)
 	if err != nil {
@@ -261,12 +309,43 @@ func execute(ctx context.Context, m *migrations.Migrator, o options, stdout io.W
 	switch {
 	case o.dryRun:
 		fmt.Fprintf(stdout, "dry run: nothing was written; schema version %d\n", v)
-	case len(res) == 0:
+	case !changed:
 		fmt.Fprintf(stdout, "schema version %d (no change)\n", v)
 	default:
 		fmt.Fprintf(stdout, "schema version %d\n", v)
 	}
 	return nil
+}
+
+// printUp prints what an up did: the goose migrations applied below Latest
+// (printResults), then the way to Latest. A new file says "created"; an
+// older one "upgraded" with each change on a line of its own; a current
+// one "reconciled" per repair. A dry run says "would".
+func printUp(w io.Writer, res migrations.UpResult, dryRun bool) {
+	printResults(w, res.Migrations, dryRun)
+	if len(res.Changes) == 0 {
+		return
+	}
+	would := func(verb, would string) string {
+		if dryRun {
+			return "would " + would
+		}
+		return verb
+	}
+	dur := res.Duration.Round(10 * time.Microsecond)
+	switch {
+	case res.From == 0:
+		fmt.Fprintf(w, "%-11s  schema version %d  (%s)\n", would("created", "create"), res.To, dur)
+	case res.From < migrations.Latest:
+		fmt.Fprintf(w, "%-11s  schema version %d to %d  (%s)\n", would("upgraded", "upgrade"), res.From, res.To, dur)
+		for _, c := range res.Changes {
+			fmt.Fprintf(w, "%-11s  %s\n", "", c)
+		}
+	default:
+		for _, c := range res.Changes {
+			fmt.Fprintf(w, "%-11s  %s\n", would("reconciled", "reconcile"), c)
+		}
+	}
 }
 
 // printResults prints one line per migration: applied, adopted (an

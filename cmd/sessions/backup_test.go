@@ -22,7 +22,7 @@ import (
 func TestBackup(t *testing.T) {
 	t.Parallel()
 	src := fixtureCopy(t)
-	target := filepath.Join(t.TempDir(), "backups", "state-backup.db")
+	target := filepath.Join(t.TempDir(), "state-backup.db")
 	out := sessions(t, "-db", src, "backup", target)
 	fi, err := os.Stat(target)
 	if err != nil {
@@ -42,7 +42,7 @@ func TestBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failure(t, 1, []string{"sessions: " + target + " already exists; backup writes only a new file"}, "-db", src, "backup", target)
+	failure(t, 1, []string{"sessions: " + target + " already exists; --force replaces it"}, "-db", src, "backup", target)
 	if after, err := os.ReadFile(target); err != nil || string(after) != string(before) {
 		t.Errorf("the existing target changed (%v)", err)
 	}

@@ -5,26 +5,30 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
+	"github.com/hermesstate/hermesstate/internal/publish"
 	"github.com/hermesstate/hermesstate/store"
 )
 
 // doctorCommand is "sessions doctor": is the file healthy?
 var doctorCommand = command{
 	name: "doctor",
-	args: "[--fix-fts]",
-	summary: "Check the file: schema and SQLite versions, FTS5, integrity, both search indexes, counters, orphan messages, WAL size " +
-		"(exit 0 healthy, 1 problems found, 2 could not check)",
+	args: "[--fix-fts] [--fix-temp]",
+	summary: "Check the file: schema and SQLite versions, FTS5, integrity, both search indexes, counters, orphan messages, WAL size, " +
+		"stale temporary files beside it (exit 0 healthy, 1 problems found, 2 could not check)",
 	setup: func(fs *flag.FlagSet) action {
 		fixFTS := fs.Bool("fix-fts", false, "first rebuild both full-text indexes from the messages (opens the file for writing)")
+		fixTemp := fs.Bool("fix-temp", false, "remove the stale temporary files a killed export or backup left beside the database")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := wantArgs(args, 0, ""); err != nil {
 				return err
 			}
 			s, err := openExisting(ctx, e, !*fixFTS)
-			if errors.Is(err, errNoDatabase) {
+			if errors.Is(err, errNoDatabase) || errors.Is(err, store.ErrOlderSchema) || errors.Is(err, store.ErrNewerSchema) {
+				// The same line as every other command: exit 1.
 				return err
 			}
 			if err != nil {
@@ -40,7 +44,12 @@ var doctorCommand = command{
 			if err != nil {
 				return &cli.ExitError{Code: 2, Err: fmt.Errorf("doctor: cannot check %s: %w", e.path, err)}
 			}
-			report := doctorJSON{Health: h, OK: h.OK(), Problems: problemTexts(h), RebuiltFTS: *fixFTS}
+			report := doctorJSON{Health: h, RebuiltFTS: *fixFTS}
+			if err := staleTemps(e, *fixTemp, &report); err != nil {
+				return &cli.ExitError{Code: 2, Err: fmt.Errorf("doctor: cannot check for stale temporary files: %w", err)}
+			}
+			report.Problems = append(problemTexts(h), tempProblems(report.StaleTemps)...)
+			report.OK = h.OK() && len(report.StaleTemps) == 0
 			if e.json {
 				err = writeJSON(e.stdout, report)
 			} else {
@@ -61,6 +70,39 @@ type doctorJSON struct {
 	OK         bool     `json:"ok"`
 	Problems   []string `json:"problems"`
 	RebuiltFTS bool     `json:"rebuilt_fts"`
+	// StaleTemps are the stale temporary files beside the database (see
+	// staleTemps) still there; RemovedTemps those --fix-temp removed.
+	StaleTemps   []string `json:"stale_temp_files"`
+	RemovedTemps []string `json:"removed_temp_files"`
+}
+
+// staleTemps finds the stale temporary files beside the database, left by
+// an export -o or backup into its directory that was killed (SIGKILL, a
+// crash) before it could remove them, and with fix removes them. A
+// temporary file another process is writing is never stale (see package
+// publish). They are never removed without --fix-temp: doctor's check
+// changes nothing unasked, and such a file holds a private copy of
+// conversations its owner may want to look at.
+func staleTemps(e *env, fix bool, r *doctorJSON) error {
+	dir := filepath.Dir(e.path)
+	r.StaleTemps, r.RemovedTemps = []string{}, []string{}
+	if fix {
+		removed, err := publish.RemoveStale(dir)
+		r.RemovedTemps = append(r.RemovedTemps, removed...)
+		return err
+	}
+	stale, err := publish.Stale(dir)
+	r.StaleTemps = append(r.StaleTemps, stale...)
+	return err
+}
+
+// tempProblems describes each stale temporary file.
+func tempProblems(paths []string) []string {
+	out := []string{}
+	for _, p := range paths {
+		out = append(out, "stale temporary file "+p+": left by a killed export or backup; --fix-temp removes it")
+	}
+	return out
 }
 
 // problemTexts is the line of each problem the store's check found: every
@@ -101,6 +143,12 @@ func printHealth(e *env, r doctorJSON) error {
 	t.row("counters", okOr(len(h.Counters) > 0, plural(int64(len(h.Counters)), "counter")+" off"))
 	t.row("orphan messages", formatInt(h.OrphanMessages))
 	t.row("wal size", formatInt(h.WALBytes)+" bytes")
+	switch {
+	case len(r.RemovedTemps) > 0:
+		t.row("stale temp files", formatInt(int64(len(r.RemovedTemps)))+" removed")
+	default:
+		t.row("stale temp files", formatInt(int64(len(r.StaleTemps))))
+	}
 	if err := t.write(e.stdout); err != nil {
 		return err
 	}

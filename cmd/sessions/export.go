@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/hermesstate/hermesstate/internal/cli"
+	"github.com/hermesstate/hermesstate/internal/publish"
 	"github.com/hermesstate/hermesstate/store"
 )
 
@@ -17,18 +16,28 @@ import (
 // Lines, streamed.
 var exportCommand = command{
 	name:    "export",
-	args:    "[--source S] [-o FILE] [ID|PREFIX|TITLE]...",
+	args:    "[--source S] [-o FILE [--force]] [ID|PREFIX|TITLE]...",
 	summary: "Write sessions (all, or those named) with their messages as JSON Lines, one session a line",
 	setup: func(fs *flag.FlagSet) action {
 		var (
-			opts store.ExportOptions
-			out  string
+			opts  store.ExportOptions
+			out   string
+			force bool
 		)
 		fs.StringVar(&opts.Source, "source", "", "only sessions of this `source`")
 		fs.StringVar(&out, "o", "", "write to `FILE` (private, 0600; in place only once the export is complete) instead of standard output")
+		forceFlag(fs, &force)
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := notTheDatabase(out, e.path); err != nil {
-				return err
+			if force && out == "" {
+				return cli.Usagef("--force needs -o FILE")
+			}
+			if out != "" {
+				if err := notTheDatabase(out, e.path); err != nil {
+					return err
+				}
+				if err := checkTarget(out, force); err != nil {
+					return err
+				}
 			}
 			return withStore(ctx, e, true, func(s *store.Store) error {
 				for _, ref := range args {
@@ -44,7 +53,7 @@ var exportCommand = command{
 				if err != nil {
 					return err
 				}
-				n, err := writeOutput(e, out, func(w io.Writer) (int, error) {
+				n, err := writeOutput(ctx, e, out, force, func(w io.Writer) (int, error) {
 					bar := startProgress(e, int64(total), manySessions, "exporting", false)
 					defer bar.finish()
 					opts.Progress = func(written int) { bar.set(int64(written)) }
@@ -71,23 +80,21 @@ type exportJSON struct {
 }
 
 // writeOutput runs write on standard output, or, when path is not "", on a
-// private temporary file beside path that replaces path only when write
-// succeeds: a failed export leaves no half-written file behind.
-func writeOutput(e *env, path string, write func(io.Writer) (int, error)) (int, error) {
+// private temporary file beside path that becomes path only when write
+// succeeds (see package publish): a failed or interrupted export leaves no
+// file behind, and an existing path is replaced only with force.
+func writeOutput(ctx context.Context, e *env, path string, force bool, write func(io.Writer) (int, error)) (int, error) {
 	if path == "" {
 		return write(e.stdout)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".export-*")
+	f, err := publish.Create(path, force)
 	if err != nil {
 		return 0, err
 	}
-	defer os.Remove(f.Name())
+	defer f.Discard()
 	n, err := write(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err := errors.Join(err, f.Close()); err != nil {
+	if err != nil {
 		return n, err
 	}
-	return n, os.Rename(f.Name(), path)
+	return n, f.Commit(ctx)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
 	"github.com/hermesstate/hermesstate/store"
@@ -46,9 +47,12 @@ var listCommand = command{
 	},
 }
 
-// printSessionList prints the list as a table; nothing when it is empty.
+// printSessionList prints the list as a table. An empty list prints
+// nothing on standard output, for scripts, and "No sessions found." on
+// standard error when that is a terminal.
 func printSessionList(e *env, rows []store.RichSession) error {
 	if len(rows) == 0 {
+		sayNothing(e, "No sessions found.")
 		return nil
 	}
 	var t table
@@ -69,4 +73,12 @@ func checkPage(limit, offset int) error {
 		return cli.Usagef("--offset must not be negative, got %d", offset)
 	}
 	return nil
+}
+
+// sayNothing tells a person at a terminal that a listing is empty, on
+// standard error: standard output stays empty for scripts.
+func sayNothing(e *env, msg string) {
+	if e.stderrIsTerminal {
+		fmt.Fprintln(e.stderr, msg)
+	}
 }

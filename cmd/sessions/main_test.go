@@ -18,8 +18,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +62,11 @@ func runTests(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	sessionsBin = filepath.Join(dir, "sessions")
 	fixturePath = filepath.Join(dir, "fixture", "state.db")
+	// store.Open creates directories only for the default location.
+	if err := os.Mkdir(filepath.Dir(fixturePath), 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	wg.Go(func() { errs[0] = goBuild(sessionsBin) })
@@ -99,9 +107,16 @@ func runSessions(t *testing.T, env []string, args ...string) result {
 // runSessionsInput is runSessions with stdin on standard input.
 func runSessionsInput(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
+	return runProgram(t, env, stdin, sessionsBin, args...)
+}
+
+// runProgram runs program (the command, or one that runs it) as
+// runSessionsInput runs the command.
+func runProgram(t *testing.T, env []string, stdin, program string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, sessionsBin, args...)
+	cmd := exec.CommandContext(ctx, program, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append([]string{"TZ=UTC", "PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(t.TempDir(), "home")}, env...)
 	var stdout, stderr strings.Builder
@@ -110,15 +125,21 @@ func runSessionsInput(t *testing.T, env []string, stdin string, args ...string) 
 	if ctx.Err() != nil {
 		t.Fatalf("sessions %s: no exit within 30s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), &stdout, &stderr)
 	}
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	return result{code: exitCode(t, err, args), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// exitCode is the exit status of a run of the command with args that
+// ended with err (from Wait); a failure to run it fails the test.
+func exitCode(t *testing.T, err error, args []string) int {
+	t.Helper()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		r.code = exit.ExitCode()
+		return exit.ExitCode()
 	case err != nil:
 		t.Fatalf("sessions %s: %v", strings.Join(args, " "), err)
 	}
-	return r
+	return 0
 }
 
 // sessions runs the command with args, which must exit 0 with nothing on
@@ -249,13 +270,39 @@ func openDB(t *testing.T, path string) *sql.DB {
 // helperMain is the helper process. Mode "append": open the store, append
 // 100 messages ("message 1", "message 2", …) to session "writer", print
 // "ready", then go on appending one write at a time until standard input is
-// closed, and print how many it appended.
+// closed, and print how many it appended. Mode "fsize": run a program
+// under a file size limit (see execLimited).
 func helperMain(mode, path string) int {
 	switch mode {
 	case "append":
 		return appendUntilClosed(path)
+	case "fsize":
+		return execLimited()
 	}
 	fmt.Fprintf(os.Stderr, "helper: unknown mode %q\n", mode)
+	return 1
+}
+
+// fsizeEnv is the "fsize" helper's file size limit, in bytes.
+const fsizeEnv = "HERMESSTATE_FSIZE"
+
+// execLimited is the "fsize" helper: it sets RLIMIT_FSIZE to $fsizeEnv
+// bytes and executes the program and arguments that follow "--" on its
+// command line, which inherits the limit: a write past it fails with
+// EFBIG (the Go runtime ignores SIGXFSZ).
+func execLimited() int {
+	n, err := strconv.ParseUint(os.Getenv(fsizeEnv), 10, 64)
+	i := slices.Index(os.Args, "--")
+	if err != nil || i < 0 || i+1 >= len(os.Args) {
+		fmt.Fprintln(os.Stderr, "helper: fsize needs", fsizeEnv, "and -- PROGRAM ARGS")
+		return 1
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		return 1
+	}
+	err = syscall.Exec(os.Args[i+1], os.Args[i+1:], os.Environ())
+	fmt.Fprintln(os.Stderr, "helper:", err)
 	return 1
 }
 

@@ -14,9 +14,13 @@ import (
 var errNoDatabase = errors.New("no database")
 
 // openExisting opens the database for a command that needs it to exist:
-// a missing file is "no database at PATH", never created. readOnly opens it
-// with store.Options.ReadOnly: nothing migrated, nothing written, no write
-// lock taken.
+// a missing file is "no database at PATH", never created. readOnly (the
+// reading commands) opens it with store.Options.ReadOnly: nothing migrated,
+// nothing written, no write lock taken; every read works on a file a newer
+// Hermes wrote, and a file below version 11 fails with one line naming its
+// version and the upgrade command (store.ErrOlderSchema). The writing
+// commands open it for writing: a newer file is refused with
+// store.ErrNewerSchema's message, untouched.
 func openExisting(ctx context.Context, e *env, readOnly bool) (*store.Store, error) {
 	// Stat first for the writing commands too: store.Open would create the
 	// file.
@@ -27,8 +31,15 @@ func openExisting(ctx context.Context, e *env, readOnly bool) (*store.Store, err
 }
 
 // openStore is store.Open with the two commonest failures said plainly.
+// The default location is opened as store.Open's default (its directories
+// may be created, by import); any other path was given with -db and
+// cli.DatabasePath has checked that its directory exists.
 func openStore(ctx context.Context, path string, opts *store.Options) (*store.Store, error) {
-	s, err := store.Open(ctx, path, opts)
+	open := path
+	if def, err := store.DefaultPath(); err == nil && def == path {
+		open = ""
+	}
+	s, err := store.Open(ctx, open, opts)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w at %s", errNoDatabase, path)

@@ -16,13 +16,19 @@ import (
 
 // usageSummary is the line printed after a usage error that names no
 // command.
-const usageSummary = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|vacuum|backup|stats|doctor [ARGS] (-h for help)"
+const usageSummary = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|delete|rename|vacuum|backup|stats|doctor|help|version [ARGS] (-h for help)"
 
-// env is what a command runs with: where to write, and the options every
-// command shares.
+// env is what a command runs with: where to read and write, and the
+// options every command shares.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
-	// stderrIsTerminal tells whether a progress bar may be drawn.
+	// stdinIsTerminal tells whether a question may be asked: a prune or
+	// delete without --yes is refused when standard input is not a
+	// terminal.
+	stdinIsTerminal bool
+	// stderrIsTerminal tells whether a progress bar may be drawn, and
+	// "No sessions found." said.
 	stderrIsTerminal bool
 	// path is the database file, resolved from -db, $HERMES_HOME or ~/.hermes.
 	path string
@@ -31,8 +37,10 @@ type env struct {
 }
 
 // newEnv returns the environment for the process's own standard streams.
-func newEnv(stdout, stderr *os.File) *env {
-	return &env{stdout: stdout, stderr: stderr, stderrIsTerminal: term.IsTerminal(int(stderr.Fd()))}
+func newEnv(stdin, stdout, stderr *os.File) *env {
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr,
+		stdinIsTerminal:  term.IsTerminal(int(stdin.Fd())),
+		stderrIsTerminal: term.IsTerminal(int(stderr.Fd()))}
 }
 
 // action runs a command once its flags are parsed, with its positional
@@ -49,6 +57,9 @@ type command struct {
 	// setup registers the command's own flags on fs and returns the action
 	// that reads them.
 	setup func(fs *flag.FlagSet) action
+	// noDatabase is set for the commands that never look at a database
+	// (help, version): no path is resolved for them.
+	noDatabase bool
 }
 
 // usage is the command's usage line.
@@ -56,7 +67,8 @@ func (c command) usage() string {
 	return fmt.Sprintf("usage: sessions %s [-db PATH] [--json] %s (-h for help)", c.name, c.args)
 }
 
-// commands lists the subcommands in the order the help shows them.
+// commands lists the subcommands in the order the help shows them. help
+// and version, which look at this list, join it in init.
 var commands = []command{
 	listCommand,
 	showCommand,
@@ -65,10 +77,16 @@ var commands = []command{
 	exportCommand,
 	importCommand,
 	pruneCommand,
+	deleteCommand,
+	renameCommand,
 	vacuumCommand,
 	backupCommand,
 	statsCommand,
 	doctorCommand,
+}
+
+func init() {
+	commands = append(commands, helpCommand, versionCommand)
 }
 
 // lookup returns the command called name.
@@ -88,13 +106,27 @@ func globalFlags(fs *flag.FlagSet, dbPath *string, asJSON *bool) {
 	fs.BoolVar(asJSON, "json", *asJSON, "print JSON (the original's key names and types) instead of a table")
 }
 
+// topFlags returns the flag set of the command line before the command:
+// the flags every command accepts, and --version.
+func topFlags(dbPath *string, asJSON, version *bool) *flag.FlagSet {
+	top := newFlagSet("sessions")
+	globalFlags(top, dbPath, asJSON)
+	top.BoolVar(version, "version", false, "print the version of the command, its SQLite and its schema, and exit")
+	return top
+}
+
 // run executes one sessions command line.
 func run(ctx context.Context, args []string, e *env) error {
-	var dbPath string
-	top := newFlagSet("sessions")
-	globalFlags(top, &dbPath, &e.json)
+	var (
+		dbPath  string
+		version bool
+	)
+	top := topFlags(&dbPath, &e.json, &version)
 	if err := top.Parse(args); err != nil {
 		return flagError(err, func() { printHelp(top, e.stderr) })
+	}
+	if version {
+		return printVersion(ctx, e)
 	}
 	if top.NArg() == 0 {
 		return cli.Usagef("no command given")
@@ -109,11 +141,15 @@ func run(ctx context.Context, args []string, e *env) error {
 	positional, err := cli.Parse(fs, top.Args()[1:])
 	if err != nil {
 		err = flagError(err, func() { c.printHelp(fs, e.stderr) })
-	} else {
+	} else if !c.noDatabase {
 		e.path, err = cli.DatabasePath(dbPath)
 	}
 	if err == nil {
 		err = act(ctx, e, positional)
+	}
+	if a := (*ambiguousError)(nil); errors.As(err, &a) {
+		a.print(e.stderr)
+		return &cli.ExitError{Code: 1}
 	}
 	if u := (cli.UsageError{}); errors.As(err, &u) {
 		u.Msg = c.name + ": " + u.Msg
@@ -155,12 +191,12 @@ func (c command) printHelp(fs *flag.FlagSet, w io.Writer) {
 	fs.PrintDefaults()
 }
 
-// printHelp prints the help for sessions -h.
+// printHelp prints the help for sessions -h (and sessions help).
 func printHelp(fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(w)
 	fmt.Fprint(w, `usage: sessions [-db PATH] [--json] COMMAND [FLAGS] [ARGS]
 
-Reads, searches, exports and checks the Hermes state database.
+Reads, searches, exports, prunes and checks the Hermes state database.
 
 Commands:
 `)

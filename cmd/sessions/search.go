@@ -52,7 +52,12 @@ var searchCommand = command{
 
 // printSearchResults prints each hit as a block: where it is, the snippet,
 // then the surrounding messages (the match is among them), one line each.
+// No hits print nothing on standard output, and "No matches." on standard
+// error when that is a terminal.
 func printSearchResults(e *env, hits []store.SearchResult) {
+	if len(hits) == 0 {
+		sayNothing(e, "No matches.")
+	}
 	for i, h := range hits {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)

@@ -116,8 +116,13 @@ func TestShow(t *testing.T) {
 	})
 	t.Run("AmbiguousPrefix", func(t *testing.T) {
 		t.Parallel()
-		failure(t, 1, []string{`sessions: "20250301_09" is the start of several session ids; give more of the id`},
-			"-db", fixturePath, "show", "20250301_09")
+		// The candidates, newest first: id, title, source, start.
+		failure(t, 1, []string{`sessions: "20250301_09" is the start of 4 session ids; give more of the id:`,
+			"  20250301_090400_d4d4d4  -             cli  2025-03-01 09:04",
+			"  20250301_090300_c3c3c3  -             cli  2025-03-01 09:03",
+			"  20250301_090200_b2b2b2  -             cli  2025-03-01 09:02",
+			"  20250301_090000_a1a1a1  Deploy notes  cli  2025-03-01 09:00",
+		}, "-db", fixturePath, "show", "20250301_09")
 	})
 	t.Run("NoSuchSession", func(t *testing.T) {
 		t.Parallel()

@@ -95,9 +95,13 @@ func TestExport(t *testing.T) {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("export file mode = %v (%v), want 0600", fi.Mode().Perm(), err)
 		}
-		got := sessionsJSON[obj](t, "-db", fixturePath, "export", "--source", "discord", "-o", path)
+		// An existing file is replaced only with --force.
+		got := sessionsJSON[obj](t, "-db", fixturePath, "export", "--source", "discord", "-o", path, "--force")
 		if diff := cmp.Diff(obj{"exported": 1.0, "path": path}, got); diff != "" {
-			t.Errorf("sessions --json export -o (-want +got):\n%s", diff)
+			t.Errorf("sessions --json export -o --force (-want +got):\n%s", diff)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != sessions(t, "-db", fixturePath, "export", "--source", "discord") {
+			t.Errorf("the replaced file holds %q (%v), want the discord export", b, err)
 		}
 	})
 	t.Run("UnknownSession", func(t *testing.T) {
@@ -122,7 +126,9 @@ func TestImportRoundTrip(t *testing.T) {
 	if err := os.WriteFile(file, []byte(exported), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fresh := filepath.Join(dir, "new", "state.db") // the directory too is created
+	// A new file in an existing directory (an explicit -db's directory must
+	// exist; only the default location's are created).
+	fresh := filepath.Join(dir, "state.db")
 
 	if got, want := sessions(t, "-db", fresh, "import", file), "created 7 sessions (10 messages), skipped 0 already present, retitled 0, unparented 0\n"; got != want {
 		t.Errorf("first import: %q, want %q", got, want)

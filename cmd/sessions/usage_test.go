@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
@@ -15,7 +17,7 @@ import (
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "state.db")
-	const top = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|vacuum|backup|stats|doctor [ARGS] (-h for help)"
+	const top = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|delete|rename|vacuum|backup|stats|doctor|help|version [ARGS] (-h for help)"
 	usage := func(cmd string) string {
 		c, _ := lookup(cmd)
 		return c.usage()
@@ -42,7 +44,18 @@ func TestUsageErrors(t *testing.T) {
 		{"ImportBatch", []string{"import", "--batch", "0", "f"}, []string{"sessions: import: --batch must be at least 1, got 0", usage("import")}},
 		{"BackupNothing", []string{"backup"}, []string{"sessions: backup: needs one backup path", usage("backup")}},
 		{"PruneWithoutAge", []string{"prune"}, []string{"sessions: prune: --older-than is required", usage("prune")}},
-		{"PruneBadAge", []string{"prune", "--older-than", "soon"}, []string{`sessions: prune: --older-than: "soon" is not a positive age such as 90d, 2w, 36h or 90m`, usage("prune")}},
+		{"PruneBadAge", []string{"prune", "--older-than", "soon"}, []string{`sessions: prune: --older-than: "soon" is not an age: give days (90), hours, days or weeks (36h, 90d, 2w), or a date or time (2025-06-01, "2025-06-01 14:30")`, usage("prune")}},
+		{"PruneMinutes", []string{"prune", "--older-than", "90m", "--yes"}, []string{`sessions: prune: --older-than: "90m" is not an age: give days (90), hours, days or weeks (36h, 90d, 2w), or a date or time (2025-06-01, "2025-06-01 14:30")`, usage("prune")}},
+		{"PruneZero", []string{"prune", "--older-than", "0", "--dry-run"}, []string{`sessions: prune: --older-than: "0" is not an age: it must be more than 0`, usage("prune")}},
+		{"PruneNegative", []string{"prune", "--older-than=-3d", "--dry-run"}, []string{`sessions: prune: --older-than: "-3d" is not an age: give days (90), hours, days or weeks (36h, 90d, 2w), or a date or time (2025-06-01, "2025-06-01 14:30")`, usage("prune")}},
+		{"PruneNoTerminal", []string{"prune", "--older-than", "90"}, []string{"sessions: prune: " + refusedWithoutTerminal, usage("prune")}},
+		{"DeleteNoTerminal", []string{"delete", "x"}, []string{"sessions: delete: " + refusedWithoutTerminal, usage("delete")}},
+		{"DeleteNothing", []string{"delete", "-y"}, []string{"sessions: delete: needs at least one session id, id prefix or title", usage("delete")}},
+		{"RenameNoTitle", []string{"rename", "x"}, []string{"sessions: rename: needs a session id, id prefix or title, and the new title", usage("rename")}},
+		{"ForceWithoutFile", []string{"export", "--force"}, []string{"sessions: export: --force needs -o FILE", usage("export")}},
+		{"HelpTwo", []string{"help", "list", "show"}, []string{`sessions: help: takes at most one command, got "list show"`, usage("help")}},
+		{"HelpUnknown", []string{"help", "frob"}, []string{`sessions: help: unknown command "frob"`, usage("help")}},
+		{"VersionArgument", []string{"version", "now"}, []string{`sessions: version: takes no arguments, got "now"`, usage("version")}},
 		{"VacuumArgument", []string{"vacuum", "now"}, []string{`sessions: vacuum: takes no arguments, got "now"`, usage("vacuum")}},
 		{"StatsBy", []string{"stats", "--by", "day"}, []string{`sessions: stats: --by must be model or source, got "day"`, usage("stats")}},
 		{"StatsTop", []string{"stats", "--top", "-1"}, []string{"sessions: stats: --top must not be negative, got -1", usage("stats")}},
@@ -78,7 +91,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	r = runSessions(t, nil, "export", "-h")
-	wantStart := "usage: sessions export [-db PATH] [--json] [--source S] [-o FILE] [ID|PREFIX|TITLE]...\n\n" +
+	wantStart := "usage: sessions export [-db PATH] [--json] [--source S] [-o FILE [--force]] [ID|PREFIX|TITLE]...\n\n" +
 		"Write sessions (all, or those named) with their messages as JSON Lines, one session a line.\n\nFlags:\n"
 	if r.code != 0 || r.stdout != "" || !strings.HasPrefix(r.stderr, wantStart) || !strings.Contains(r.stderr, "-o FILE") {
 		t.Errorf("sessions export -h: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
@@ -119,7 +132,8 @@ func TestDatabasePath(t *testing.T) {
 
 	empty := filepath.Join(tmp, "nowhere")
 	for _, args := range [][]string{{"list"}, {"show", "x"}, {"search", "x"}, {"lineage", "x"}, {"export"}, {"stats"},
-		{"doctor"}, {"prune", "--older-than", "1d"}, {"vacuum"}, {"backup", filepath.Join(tmp, "b.db")}} {
+		{"doctor"}, {"prune", "--older-than", "1d", "--yes"}, {"delete", "--yes", "x"}, {"rename", "x", "y"}, {"vacuum"},
+		{"backup", filepath.Join(tmp, "b.db")}} {
 		r := runSessions(t, []string{"HERMES_HOME=" + empty}, args...)
 		if diff := cmp.Diff(result{code: 1, stderr: "sessions: no database at " + filepath.Join(empty, "state.db") + "\n"}, r,
 			cmp.AllowUnexported(result{})); diff != "" {
@@ -159,6 +173,52 @@ func TestFlagsAnywhere(t *testing.T) {
 	} {
 		if got := sessions(t, args...); got != want {
 			t.Errorf("sessions %v:\n%s\nwant:\n%s", args, got, want)
+		}
+	}
+}
+
+// TestVersion prints the command's version with cli.PrintVersion, for
+// --version and for the version command alike, and exits 0 without
+// looking for a database.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	nowhere := []string{"HERMES_HOME=" + filepath.Join(t.TempDir(), "nowhere")}
+	r := runSessions(t, nowhere, "--version")
+	got := lines(r.stdout)
+	v, _, _ := sqlite3.Version()
+	if r.code != 0 || r.stderr != "" || len(got) != 6 || !strings.HasPrefix(got[0], "sessions ") ||
+		!strings.HasPrefix(got[1], "module  github.com/hermesstate/hermesstate ") || !strings.HasPrefix(got[2], "commit  ") ||
+		got[4] != "sqlite  "+v+", FTS5 yes, trigram yes" || got[5] != "schema  version 11" {
+		t.Errorf("sessions --version: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"version"}, {"-db", "/nonexistent/state.db", "--version", "list"}} {
+		if again := runSessions(t, nowhere, args...); again != r {
+			t.Errorf("sessions %v: %+v, want what --version printed", args, again)
+		}
+	}
+	// No home directory to find a database in: version and help do not
+	// need one.
+	if again := runSessions(t, []string{"HOME="}, "version"); again != r {
+		t.Errorf("sessions version without HOME: %+v, want what --version printed", again)
+	}
+	if got := runSessions(t, []string{"HOME="}, "help"); got.code != 0 || got.stderr != "" || !strings.HasPrefix(got.stdout, "usage: sessions ") {
+		t.Errorf("sessions help without HOME: %+v", got)
+	}
+}
+
+// TestHelpCommand prints, on standard output, what -h prints on standard
+// error: sessions help is sessions -h, sessions help COMMAND is sessions
+// COMMAND -h.
+func TestHelpCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range append([]string{""}, "prune", "delete", "rename", "backup", "export", "help") {
+		help, flags := []string{"help"}, []string{"-h"}
+		if c != "" {
+			help, flags = append(help, c), []string{c, "-h"}
+		}
+		got, want := runSessions(t, nil, help...), runSessions(t, nil, flags...)
+		if got.code != 0 || got.stderr != "" || got.stdout != want.stderr || want.stdout != "" || want.code != 0 {
+			t.Errorf("sessions %v: %+v; want on standard output what sessions %v printed: %+v", help, got, flags, want)
 		}
 	}
 }

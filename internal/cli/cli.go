@@ -12,7 +12,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hermesstate/hermesstate/store"
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // UsageError is a mistake on the command line: exit status 2, the message
@@ -107,13 +107,23 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // DatabasePath returns the database file a command works on: the -db flag's
-// value when given, else store.DefaultPath() ($HERMES_HOME/state.db, else
-// ~/.hermes/state.db).
+// value when given, else the default location ($HERMES_HOME/state.db, else
+// ~/.hermes/state.db). A -db value that is a URL is a UsageError (exit 2);
+// one whose directory does not exist fails with "no such directory: DIR"
+// (exit 1), so that no command ever creates a database the user did not
+// ask for. Only the default location's directories may be created, by the
+// command that creates the file.
 func DatabasePath(flagValue string) (string, error) {
-	if flagValue != "" {
-		return flagValue, nil
+	if flagValue == "" {
+		return dbpath.Default()
 	}
-	return store.DefaultPath()
+	if dbpath.IsURL(flagValue) {
+		return "", Usagef("-db %s: %v", flagValue, dbpath.ErrURL)
+	}
+	if err := dbpath.DirExists(flagValue); err != nil {
+		return "", err
+	}
+	return flagValue, nil
 }
 
 // OneLine flattens an error message to one line.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // TestParse parses flags mixed with positional arguments in every order.
@@ -101,7 +103,8 @@ func TestExit(t *testing.T) {
 	}
 }
 
-// TestDatabasePath prefers the flag, then the store's default.
+// TestDatabasePath prefers the flag, then the default location; a flag in a
+// missing directory is "no such directory: DIR", a URL a usage error.
 func TestDatabasePath(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HERMES_HOME", home)
@@ -109,5 +112,13 @@ func TestDatabasePath(t *testing.T) {
 		if got, err := DatabasePath(flagValue); err != nil || got != want {
 			t.Errorf("DatabasePath(%q) = %q, %v; want %q", flagValue, got, err, want)
 		}
+	}
+	missing := filepath.Join(home, "no", "such")
+	if _, err := DatabasePath(filepath.Join(missing, "state.db")); !errors.Is(err, dbpath.ErrNoDirectory) || err.Error() != "no such directory: "+missing {
+		t.Errorf("DatabasePath in a missing directory: %v", err)
+	}
+	var u UsageError
+	if _, err := DatabasePath("postgres://host/db"); !errors.As(err, &u) || u.Msg != "-db postgres://host/db: "+dbpath.ErrURL.Error() {
+		t.Errorf("DatabasePath of a URL: %v, want a UsageError", err)
 	}
 }

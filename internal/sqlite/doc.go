@@ -4,7 +4,11 @@
 //
 // It exists so that [store] and cmd/migrate cannot drift apart: both open the
 // writer with [OpenWriter] (WAL, foreign keys, busy timeout, synchronous mode, all
-// set per connection in the DSN) and both retry on the same [Retry] policy.
+// set per connection in the DSN), both read through [OpenReadOnly] (Stat,
+// [CheckWAL], the read-only pool) or look before writing with [Peek] (which
+// leaves no -wal or -shm behind), and both retry on the same [Retry] policy.
+// It creates no directory: only the default location's are created, by its
+// callers (internal/dbpath).
 //
 // # Error classification
 //

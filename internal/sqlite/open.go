@@ -19,6 +19,8 @@ import (
 	// The driver. FTS5 is compiled in only with the sqlite_fts5 build tag;
 	// CheckLibrary reports a build without it.
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // DefaultBusyTimeout is the original's connection timeout (sqlite3.connect
@@ -127,15 +129,16 @@ func readerDSN(uri string, c Config) string {
 }
 
 // OpenWriter opens the single writer connection to the state database at path,
-// creating the parent directories (0700) and the file (0600: it holds
-// conversations) when missing. The returned pool holds at most one connection,
+// creating the file (0600: it holds conversations) when missing; its
+// directory must exist (callers create the default location's with
+// dbpath.MakeDefaultDir, and only that one). The returned pool holds at most one connection,
 // kept open for the pool's life, in WAL mode with foreign keys on and the WAL
 // file cut back to [WALSizeLimit] after it grew past it.
 //
-// It fails with an error matching [ErrNotDatabase], [ErrCantOpen],
-// [ErrReadOnly], [ErrBusy] (the lock needed to switch a new file to WAL stayed
-// taken for the whole retry budget), [ErrNotWAL], [ErrNoFTS5] or
-// [ErrSQLiteVersion].
+// It fails with an error matching dbpath.ErrNoDirectory, [ErrNotDatabase],
+// [ErrCantOpen], [ErrReadOnly], [ErrBusy] (the lock needed to switch a new
+// file to WAL stayed taken for the whole retry budget), [ErrNotWAL],
+// [ErrNoFTS5] or [ErrSQLiteVersion].
 func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := checkLinkedLibrary(); err != nil {
 		return nil, err
@@ -147,10 +150,10 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create directory for %s: %w", path, err)
+	if err := dbpath.DirExists(path); err != nil {
+		return nil, err
 	}
-	if err := ensureFile(ctx, path); err != nil {
+	if _, err := EnsureFile(ctx, path); err != nil {
 		return nil, err
 	}
 	if err := checkFile(path, true); err != nil {
@@ -299,39 +302,49 @@ func notADirectory(path string) error {
 	return nil
 }
 
-// ensureFile creates a missing database file whole, so that no state.db of
+// EnsureFile creates a missing database file whole, so that no state.db of
 // ours is ever seen empty: SQLite creates it under a temporary name beside
 // path (through SQLite itself, never an os descriptor; see the package doc),
 // WAL mode writes its first page, it is closed and made private to the user
 // (its -wal and -shm files copy its permissions), and only then is it linked
 // to path. A link fails when path exists, so two processes creating the
 // file at once both end up with the one that got there first. A file that
-// already exists keeps its permissions.
-func ensureFile(ctx context.Context, path string) error {
+// already exists keeps its permissions. It reports whether this call
+// created the file (OpenWriter calls it too; a caller that must say so, as
+// cmd/migrate does, calls it first).
+func EnsureFile(ctx context.Context, path string) (created bool, err error) {
 	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return false, err
+	}
+	if err := checkLinkedLibrary(); err != nil {
+		return false, err
+	}
+	if err := dbpath.DirExists(path); err != nil {
+		return false, err
 	}
 	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), rand.Uint64())
 	defer os.Remove(tmp)
 	if err := createWAL(ctx, tmp); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create %s: %w", path, err)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create %s: %w", path, err)
 	}
-	err := os.Link(tmp, path)
+	err = os.Link(tmp, path)
 	switch {
-	case err == nil || errors.Is(err, fs.ErrExist):
-		return nil
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
 	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP):
 		// A filesystem without hard links: rename, which cannot refuse an
 		// existing path, after one more look.
 		if _, err := os.Stat(path); err == nil {
-			return nil
+			return false, nil
 		}
-		return os.Rename(tmp, path)
+		return true, os.Rename(tmp, path)
 	default:
-		return fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create %s: %w", path, err)
 	}
 }
 
@@ -361,7 +374,7 @@ func createWAL(ctx context.Context, path string) error {
 // checkFile refuses, before SQLite touches it, a file SQLite would silently
 // take for something else: an empty (0-byte) file, which SQLite treats as a
 // new database and would write a schema into (the store never leaves one
-// behind, see ensureFile; one left by another program or a failed copy is
+// behind, see EnsureFile; one left by another program or a failed copy is
 // reported, not overwritten); and, for a writer, a file or directory the
 // process may not write, which SQLite would open read-only and fail on at
 // the first write.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 )
 
 // openWriter opens a writer on path and closes it when the test ends.
@@ -111,6 +113,10 @@ func TestOpenWriterCreatesPrivateFiles(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "new", "home")
 	path := filepath.Join(dir, "state.db")
+	// The default location's directories are made by its callers.
+	if err := dbpath.MakeDefaultDir(path); err != nil {
+		t.Fatal(err)
+	}
 	db := openWriter(t, path, Config{})
 	if _, err := db.Exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)"); err != nil {
 		t.Fatal(err)
@@ -132,6 +138,21 @@ func TestOpenWriterCreatesPrivateFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("modes (-want +got):\n%s", diff)
+	}
+}
+
+// TestOpenWriterNeedsTheDirectory: a path in a directory that does not
+// exist fails with dbpath.ErrNoDirectory, naming it, and creates nothing.
+func TestOpenWriterNeedsTheDirectory(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "missing")
+	_, err := OpenWriter(context.Background(), filepath.Join(dir, "state.db"), Config{Retry: DefaultRetry()})
+	if !errors.Is(err, dbpath.ErrNoDirectory) || err.Error() != "no such directory: "+dir {
+		t.Errorf("OpenWriter: %v, want no such directory: %s", err, dir)
+	}
+	if ents, err := os.ReadDir(root); err != nil || len(ents) != 0 {
+		t.Errorf("left behind: %v %v", ents, err)
 	}
 }
 

@@ -1,0 +1,182 @@
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+)
+
+// dbConn is what the upgrade runs on: the migration session's connection.
+type dbConn interface {
+	querier
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// upgrade brings the database behind conn to Latest, or reconciles a file
+// already there, inside the migration session's transaction, in the order
+// of the original's _init_schema (reference-spec.md §5.3), so that the file
+// ends up exactly as the original leaves it (sqlite_master text and order,
+// column order, rows, both FTS indexes):
+//
+//  1. SCHEMA_SQL, every statement IF NOT EXISTS: missing tables and
+//     indexes;
+//  2. the declarative column reconcile (_reconcile_columns): every declared
+//     column the live table lacks, table by table and column by column in
+//     declaration order, as ALTER TABLE "t" ADD COLUMN "c" <type…>;
+//     columns SQLite cannot add (a primary key, NOT NULL without a default)
+//     are skipped, as the original ignores that error;
+//  3. the version: a file without a version row is new and gets Latest;
+//     one below Latest gets the v11 step (drop the six FTS triggers and
+//     both FTS tables, create them inline as declared, index every
+//     message) and one UPDATE to Latest;
+//  4. the unique title index (a file with duplicate titles fails here, and
+//     the whole session rolls back);
+//  5. the FTS probes: an FTS table that is missing, or one of whose
+//     triggers is, is recreated with its triggers. The original created a
+//     missing table empty, leaving search blind to every older message;
+//     here it is filled from messages (the one deliberate difference).
+//
+// The original's v10 step, for a file below 10, creates and fills the
+// trigram table that its v11 step drops a moment later; nothing of it
+// survives (sqlite_master rowids are reassigned from the rows that remain),
+// so it is not run.
+//
+// It returns a description of each change, in order.
+func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64, hasRow bool) ([]string, error) {
+	var done []string
+	run := func(what string, stmts ...string) error {
+		for _, stmt := range stmts {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+		}
+		done = append(done, what)
+		return nil
+	}
+	live, err := takeSnapshot(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	// 1. SCHEMA_SQL.
+	if missing := missingObjects(d.base, live); len(missing) > 0 {
+		if _, err := conn.ExecContext(ctx, schemaSQL); err != nil {
+			return nil, fmt.Errorf("create the v11 tables: %w", err)
+		}
+		for _, name := range missing {
+			done = append(done, "create "+d.base.objects[name].Type+" "+name)
+		}
+		if live, err = takeSnapshot(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
+	// 2. The column reconcile.
+	for _, c := range missingColumns(d.base, live) {
+		if err := run("add column "+c.table+"."+c.col.Name, addColumnSQL(c.table, c.col)); err != nil {
+			return nil, err
+		}
+	}
+	// 3. The version.
+	switch {
+	case !hasRow:
+		if _, err := conn.ExecContext(ctx, sqlInsertVersion, Latest); err != nil {
+			return nil, err
+		}
+		done = append(done, fmt.Sprintf("set schema version %d", Latest))
+	case version < Latest:
+		// The v11 step: every trigger, then both tables, then each index
+		// created and filled, in the original's order.
+		var triggers, tables []string
+		for _, name := range d.fts {
+			for _, t := range ftsTriggers(d.full, name) {
+				triggers = append(triggers, "DROP TRIGGER IF EXISTS "+quoteIdent(t))
+			}
+			tables = append(tables, "DROP TABLE IF EXISTS "+quoteIdent(name))
+		}
+		for _, stmt := range append(triggers, tables...) {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return nil, fmt.Errorf("drop the old full-text indexes: %w", err)
+			}
+		}
+		for _, name := range d.fts {
+			if err := run("rebuild full-text index "+name, ftsCreate(d.full, name)...); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := conn.ExecContext(ctx, sqlUpdateVersion, Latest); err != nil {
+			return nil, err
+		}
+		done = append(done, fmt.Sprintf("set schema version %d", Latest))
+	}
+	if live, err = takeSnapshot(ctx, conn); err != nil {
+		return nil, err
+	}
+	// 4. The title index.
+	if _, ok := live.objects[titleIndex]; !ok {
+		if err := run("create index "+titleIndex, titleIndexSQL); err != nil {
+			return nil, err
+		}
+	}
+	// 5. The FTS probes.
+	for _, name := range d.fts {
+		if !missingAny(live, append([]string{name}, ftsTriggers(d.full, name)...)) {
+			continue
+		}
+		what := "create full-text index " + name
+		if _, ok := live.objects[name]; ok {
+			what = "rebuild full-text index " + name
+		}
+		if err := run(what, append(ftsDrop(d.full, name), ftsCreate(d.full, name)...)...); err != nil {
+			return nil, err
+		}
+	}
+	return done, nil
+}
+
+// titleIndex is the one index SCHEMA_SQL does not create.
+const titleIndex = "idx_sessions_title_unique"
+
+// pending reports whether upgrade would change a file already at Latest:
+// whether anything declared is missing from live.
+func pending(d *declaredSchema, live snapshot) bool {
+	return len(missingObjects(d.base, live)) > 0 ||
+		len(missingColumns(d.base, live)) > 0 ||
+		missingAny(live, d.full.order)
+}
+
+// missingObjects returns the objects of want that live lacks, in want's
+// order.
+func missingObjects(want, live snapshot) []string {
+	var out []string
+	for _, name := range want.order {
+		if _, ok := live.objects[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// missingColumns returns the columns of want's tables that live's tables
+// lack and SQLite can add, table by table and column by column in want's
+// order: the original's _reconcile_columns.
+func missingColumns(want, live snapshot) []tableColumn {
+	var out []tableColumn
+	for _, table := range want.tables {
+		if _, ok := live.columns[table]; !ok {
+			continue
+		}
+		for _, c := range want.columns[table] {
+			if _, ok := live.column(table, c.Name); !ok && c.addable() {
+				out = append(out, tableColumn{table: table, col: c})
+			}
+		}
+	}
+	return out
+}
+
+func missingAny(live snapshot, names []string) bool {
+	return slices.ContainsFunc(names, func(n string) bool {
+		_, ok := live.objects[n]
+		return !ok
+	})
+}

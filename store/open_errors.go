@@ -1,0 +1,50 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hermesstate/hermesstate/internal/dbpath"
+	"github.com/hermesstate/hermesstate/migrations"
+)
+
+// The files Open refuses for what they are rather than for damage.
+var (
+	// ErrNewerSchema is returned by Open for a file whose schema_version is
+	// above SchemaVersionLatest (a newer Hermes wrote it), unless it is
+	// opened with Options.ReadOnly (every read works) or
+	// Options.WriteNewerSchema. Nothing was written: the version is read
+	// before anything can write, and the file stays byte for byte as it
+	// was.
+	ErrNewerSchema = migrations.ErrNewerSchema
+
+	// ErrOlderSchema is returned by Open with Options.ReadOnly for a file
+	// below SchemaVersionLatest: a read-only store cannot migrate it, and
+	// its reads would fail on the columns it lacks. The message names the
+	// version and the command that upgrades it (migrate -db PATH up).
+	ErrOlderSchema = errors.New("database schema is older than this build")
+
+	// ErrNoDirectory is returned by Open for an explicit path whose
+	// directory does not exist ("no such directory: DIR"): only the default
+	// location's directories are created. Backup returns it for a target
+	// in a missing directory. Nothing is created.
+	ErrNoDirectory = dbpath.ErrNoDirectory
+
+	// ErrURL is returned by Open for a path that is a URL
+	// (postgres://host/db): this build has no backend for it. Nothing is
+	// created.
+	ErrURL = dbpath.ErrURL
+)
+
+// newerSchemaError is ErrNewerSchema for the file at path, at version v.
+func newerSchemaError(path string, v int64) error {
+	return fmt.Errorf("store: %w: %s is at schema version %d, newer than this build's %d (a newer Hermes wrote it); nothing was changed. "+
+		"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)",
+		ErrNewerSchema, path, v, SchemaVersionLatest)
+}
+
+// olderSchemaError is ErrOlderSchema for the file at path, at version v.
+func olderSchemaError(path string, v int64) error {
+	return fmt.Errorf("store: %w: %s is at schema version %d, this build reads version %d; upgrade it first: migrate -db %s up",
+		ErrOlderSchema, path, v, SchemaVersionLatest, path)
+}
