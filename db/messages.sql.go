@@ -138,14 +138,14 @@ INSERT INTO messages (
     token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
     codex_reasoning_items, codex_message_items
 ) VALUES (
-    ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+    NULLIF(CAST(?1 AS INTEGER), 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8,
     ?9, ?10, ?11, ?12, ?13,
     ?14, ?15
 )
 `
 
 type MessageImportParams struct {
-	ID                  *int64
+	ID                  int64
 	SessionID           string
 	Role                string
 	Content             *string
@@ -163,8 +163,10 @@ type MessageImportParams struct {
 }
 
 // MessageImport writes one message of an imported session with every
-// column given. A NULL id takes the next AUTOINCREMENT id; a given id is
-// kept, so an export imported into a fresh file exports identically.
+// column given, in the table's column order (so that its parameters are a
+// Message row). An id of 0 takes the next AUTOINCREMENT id (NULLIF; the
+// CAST gives the parameter its type); another id is kept, so an export
+// imported into a fresh file exports identically.
 func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportParams) error {
 	_, err := db.ExecContext(ctx, messageImport,
 		arg.ID,

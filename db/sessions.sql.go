@@ -401,17 +401,17 @@ const sessionImport = `-- name: SessionImport :exec
 INSERT INTO sessions (
     id, source, user_id, model, model_config, system_prompt, parent_session_id,
     started_at, ended_at, end_reason, message_count, tool_call_count,
-    input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
     reasoning_tokens, billing_provider, billing_base_url, billing_mode,
     estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
-    pricing_version, api_call_count
+    pricing_version, title, api_call_count
 ) VALUES (
     ?1, ?2, ?3, ?4, ?5, ?6, ?7,
     ?8, ?9, ?10, ?11, ?12,
-    ?13, ?14, ?15, ?16, ?17,
-    ?18, ?19, ?20, ?21,
-    ?22, ?23, ?24, ?25,
-    ?26, ?27
+    ?13, ?14, ?15, ?16,
+    ?17, ?18, ?19, ?20,
+    ?21, ?22, ?23, ?24,
+    ?25, ?26, ?27
 )
 `
 
@@ -430,7 +430,6 @@ type SessionImportParams struct {
 	ToolCallCount    sqlnum.Int
 	InputTokens      sqlnum.Int
 	OutputTokens     sqlnum.Int
-	Title            *string
 	CacheReadTokens  sqlnum.Int
 	CacheWriteTokens sqlnum.Int
 	ReasoningTokens  sqlnum.Int
@@ -442,11 +441,13 @@ type SessionImportParams struct {
 	CostStatus       *string
 	CostSource       *string
 	PricingVersion   *string
+	Title            *string
 	APICallCount     sqlnum.Int
 }
 
 // SessionImport writes a session row exactly as an export carries it,
-// every column given (ImportJSONL). A plain INSERT: the importer skips
+// every column given (ImportJSONL), in the table's column order (so that
+// its parameters are a Session row). A plain INSERT: the importer skips
 // existing ids before it gets here, inside the same transaction.
 func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportParams) error {
 	_, err := db.ExecContext(ctx, sessionImport,
@@ -464,7 +465,6 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.ToolCallCount,
 		arg.InputTokens,
 		arg.OutputTokens,
-		arg.Title,
 		arg.CacheReadTokens,
 		arg.CacheWriteTokens,
 		arg.ReasoningTokens,
@@ -476,6 +476,7 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.CostStatus,
 		arg.CostSource,
 		arg.PricingVersion,
+		arg.Title,
 		arg.APICallCount,
 	)
 	return err

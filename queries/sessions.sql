@@ -172,23 +172,24 @@ SELECT COALESCE(
 FROM sessions WHERE id = CAST(@id AS TEXT);
 
 -- SessionImport writes a session row exactly as an export carries it,
--- every column given (ImportJSONL). A plain INSERT: the importer skips
+-- every column given (ImportJSONL), in the table's column order (so that
+-- its parameters are a Session row). A plain INSERT: the importer skips
 -- existing ids before it gets here, inside the same transaction.
 -- name: SessionImport :exec
 INSERT INTO sessions (
     id, source, user_id, model, model_config, system_prompt, parent_session_id,
     started_at, ended_at, end_reason, message_count, tool_call_count,
-    input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
     reasoning_tokens, billing_provider, billing_base_url, billing_mode,
     estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
-    pricing_version, api_call_count
+    pricing_version, title, api_call_count
 ) VALUES (
     @id, @source, @user_id, @model, @model_config, @system_prompt, @parent_session_id,
     @started_at, @ended_at, @end_reason, @message_count, @tool_call_count,
-    @input_tokens, @output_tokens, @title, @cache_read_tokens, @cache_write_tokens,
+    @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens,
     @reasoning_tokens, @billing_provider, @billing_base_url, @billing_mode,
     @estimated_cost_usd, @actual_cost_usd, @cost_status, @cost_source,
-    @pricing_version, @api_call_count
+    @pricing_version, @title, @api_call_count
 );
 
 -- SessionSetParent links an imported session to its parent once the parent

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // Errors returned by the store, matched with errors.Is. Each wraps the
@@ -47,13 +48,14 @@ var (
 
 	// ErrInvalidJSON is returned when a JSON column value (tool calls, model
 	// config, reasoning details, codex items) is not one valid JSON value.
-	// Nothing is written.
-	ErrInvalidJSON = errors.New("store: invalid JSON")
+	// Nothing is written. (Defined in internal/transfer, whose import
+	// records refuse such values with it.)
+	ErrInvalidJSON = transfer.ErrInvalidJSON
 
 	// ErrInvalidText is returned when a text argument is not valid UTF-8:
 	// the original (Python) could not read such a row back. Nothing is
-	// written.
-	ErrInvalidText = errors.New("store: text is not valid UTF-8")
+	// written. (Defined in internal/transfer, as ErrInvalidJSON.)
+	ErrInvalidText = transfer.ErrInvalidText
 
 	// ErrBusy is returned when another connection held the write lock for
 	// the whole retry budget (Options.WriteAttempts).

@@ -18,7 +18,6 @@ func TestHandWrittenSQLPrepares(t *testing.T) {
 		"searchLikeSQL":       searchLikeSQL,
 		"searchLikeGroupsSQL": searchLikeGroupsSQL,
 		"exportOrderSQL":      exportOrderSQL,
-		"streamMessagesSQL":   streamMessagesSQL,
 	} {
 		for pool, db := range map[string]dbtx{"reader": s.r, "writer": s.w} {
 			st, err := db.PrepareContext(context.Background(), stmt)

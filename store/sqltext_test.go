@@ -179,7 +179,7 @@ func TestINListsAreSubqueries(t *testing.T) {
 	texts := map[string]string{
 		"searchUnicode61SQL": searchUnicode61SQL, "searchTrigramSQL": searchTrigramSQL,
 		"searchLikeSQL": searchLikeSQL, "searchLikeGroupsSQL": searchLikeGroupsSQL,
-		"exportOrderSQL": exportOrderSQL, "streamMessagesSQL": streamMessagesSQL,
+		"exportOrderSQL": exportOrderSQL,
 	}
 	files, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
 	if err != nil || len(files) < 5 {

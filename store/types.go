@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // Timestamp is a point in time as the state database stores it: seconds
@@ -28,7 +29,7 @@ func (ts Timestamp) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(float64(ts)) {
 		return nil, errors.New("store: a NaN timestamp has no JSON form")
 	}
-	return floatJSON(float64(ts)), nil
+	return transfer.AppendFloat(nil, float64(ts))
 }
 
 // Time converts ts to a time.Time in the local zone.
