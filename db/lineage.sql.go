@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 const sessionAncestors = `-- name: SessionAncestors :many
@@ -25,7 +27,7 @@ ORDER BY l.depth
 type SessionAncestorsRow struct {
 	ID              string
 	Title           *string
-	StartedAt       float64
+	StartedAt       sqlnum.Real
 	ParentSessionID *string
 	Depth           int64
 }
@@ -118,7 +120,7 @@ ORDER BY d.depth, s.started_at, s.id
 type SessionDescendantsRow struct {
 	ID              string
 	Title           *string
-	StartedAt       float64
+	StartedAt       sqlnum.Real
 	ParentSessionID *string
 	Depth           int64
 }

@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 const messageConversation = `-- name: MessageConversation :many
@@ -136,22 +138,22 @@ INSERT INTO messages (
     token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
     codex_reasoning_items, codex_message_items
 ) VALUES (
-    ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+    NULLIF(CAST(?1 AS INTEGER), 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8,
     ?9, ?10, ?11, ?12, ?13,
     ?14, ?15
 )
 `
 
 type MessageImportParams struct {
-	ID                  *int64
+	ID                  int64
 	SessionID           string
 	Role                string
 	Content             *string
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
-	Timestamp           float64
-	TokenCount          *int64
+	Timestamp           sqlnum.Real
+	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
@@ -161,8 +163,10 @@ type MessageImportParams struct {
 }
 
 // MessageImport writes one message of an imported session with every
-// column given. A NULL id takes the next AUTOINCREMENT id; a given id is
-// kept, so an export imported into a fresh file exports identically.
+// column given, in the table's column order (so that its parameters are a
+// Message row). An id of 0 takes the next AUTOINCREMENT id (NULLIF; the
+// CAST gives the parameter its type); another id is kept, so an export
+// imported into a fresh file exports identically.
 func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportParams) error {
 	_, err := db.ExecContext(ctx, messageImport,
 		arg.ID,
@@ -203,8 +207,8 @@ type MessageInsertParams struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
-	Timestamp           float64
-	TokenCount          *int64
+	Timestamp           sqlnum.Real
+	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
@@ -293,7 +297,7 @@ LIMIT ?4
 
 type MessagePageParams struct {
 	SessionID      string
-	AfterTimestamp float64
+	AfterTimestamp sqlnum.Real
 	AfterID        int64
 	Limit          int64
 }

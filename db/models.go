@@ -4,6 +4,10 @@
 
 package db
 
+import (
+	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
+)
+
 type Message struct {
 	ID                  int64
 	SessionID           string
@@ -12,8 +16,8 @@ type Message struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
-	Timestamp           float64
-	TokenCount          *int64
+	Timestamp           sqlnum.Real
+	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
@@ -42,26 +46,26 @@ type Session struct {
 	ModelConfig      *string
 	SystemPrompt     *string
 	ParentSessionID  *string
-	StartedAt        float64
-	EndedAt          *float64
+	StartedAt        sqlnum.Real
+	EndedAt          sqlnum.Real
 	EndReason        *string
-	MessageCount     *int64
-	ToolCallCount    *int64
-	InputTokens      *int64
-	OutputTokens     *int64
-	CacheReadTokens  *int64
-	CacheWriteTokens *int64
-	ReasoningTokens  *int64
+	MessageCount     sqlnum.Int
+	ToolCallCount    sqlnum.Int
+	InputTokens      sqlnum.Int
+	OutputTokens     sqlnum.Int
+	CacheReadTokens  sqlnum.Int
+	CacheWriteTokens sqlnum.Int
+	ReasoningTokens  sqlnum.Int
 	BillingProvider  *string
 	BillingBaseURL   *string
 	BillingMode      *string
-	EstimatedCostUSD *float64
-	ActualCostUSD    *float64
+	EstimatedCostUSD sqlnum.Real
+	ActualCostUSD    sqlnum.Real
 	CostStatus       *string
 	CostSource       *string
 	PricingVersion   *string
 	Title            *string
-	APICallCount     *int64
+	APICallCount     sqlnum.Int
 }
 
 type StateMeta struct {

@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 const sessionAddMessageCounts = `-- name: SessionAddMessageCounts :execrows
@@ -38,7 +40,7 @@ UPDATE sessions SET
     cache_read_tokens = cache_read_tokens + CAST(?3 AS INTEGER),
     cache_write_tokens = cache_write_tokens + CAST(?4 AS INTEGER),
     reasoning_tokens = reasoning_tokens + CAST(?5 AS INTEGER),
-    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(?6, 0),
+    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(CAST(?6 AS REAL), 0),
     actual_cost_usd = CASE
         WHEN CAST(?7 AS REAL) IS NULL THEN actual_cost_usd
         ELSE COALESCE(actual_cost_usd, 0) + ?7
@@ -205,6 +207,42 @@ func (q *Queries) SessionCountBySource(ctx context.Context, db DBTX, source stri
 	return count, err
 }
 
+const sessionCounters = `-- name: SessionCounters :one
+SELECT message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens,
+    cache_write_tokens, reasoning_tokens, api_call_count
+FROM sessions WHERE id = ?1
+`
+
+type SessionCountersRow struct {
+	MessageCount     sqlnum.Int
+	ToolCallCount    sqlnum.Int
+	InputTokens      sqlnum.Int
+	OutputTokens     sqlnum.Int
+	CacheReadTokens  sqlnum.Int
+	CacheWriteTokens sqlnum.Int
+	ReasoningTokens  sqlnum.Int
+	APICallCount     sqlnum.Int
+}
+
+// SessionCounters reads a session's counters inside the write transaction
+// that adds to them, so the store can refuse a sum past the int64 range
+// (SQLite would store it as a REAL) before anything is written.
+func (q *Queries) SessionCounters(ctx context.Context, db DBTX, id string) (SessionCountersRow, error) {
+	row := db.QueryRowContext(ctx, sessionCounters, id)
+	var i SessionCountersRow
+	err := row.Scan(
+		&i.MessageCount,
+		&i.ToolCallCount,
+		&i.InputTokens,
+		&i.OutputTokens,
+		&i.CacheReadTokens,
+		&i.CacheWriteTokens,
+		&i.ReasoningTokens,
+		&i.APICallCount,
+	)
+	return i, err
+}
+
 const sessionCreate = `-- name: SessionCreate :execrows
 INSERT OR IGNORE INTO sessions (
     id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at
@@ -221,7 +259,7 @@ type SessionCreateParams struct {
 	ModelConfig     *string
 	SystemPrompt    *string
 	ParentSessionID *string
-	StartedAt       float64
+	StartedAt       sqlnum.Real
 }
 
 // SessionCreate inserts a session; OR IGNORE makes the first row for an id
@@ -263,7 +301,7 @@ WHERE id = ?3 AND ended_at IS NULL
 `
 
 type SessionEndParams struct {
-	EndedAt   *float64
+	EndedAt   sqlnum.Real
 	EndReason *string
 	ID        string
 }
@@ -286,7 +324,7 @@ type SessionEnsureParams struct {
 	ID        string
 	Source    string
 	Model     *string
-	StartedAt float64
+	StartedAt sqlnum.Real
 }
 
 // SessionEnsure creates a minimal row when none exists, never overwriting.
@@ -363,17 +401,17 @@ const sessionImport = `-- name: SessionImport :exec
 INSERT INTO sessions (
     id, source, user_id, model, model_config, system_prompt, parent_session_id,
     started_at, ended_at, end_reason, message_count, tool_call_count,
-    input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
     reasoning_tokens, billing_provider, billing_base_url, billing_mode,
     estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
-    pricing_version, api_call_count
+    pricing_version, title, api_call_count
 ) VALUES (
     ?1, ?2, ?3, ?4, ?5, ?6, ?7,
     ?8, ?9, ?10, ?11, ?12,
-    ?13, ?14, ?15, ?16, ?17,
-    ?18, ?19, ?20, ?21,
-    ?22, ?23, ?24, ?25,
-    ?26, ?27
+    ?13, ?14, ?15, ?16,
+    ?17, ?18, ?19, ?20,
+    ?21, ?22, ?23, ?24,
+    ?25, ?26, ?27
 )
 `
 
@@ -385,30 +423,31 @@ type SessionImportParams struct {
 	ModelConfig      *string
 	SystemPrompt     *string
 	ParentSessionID  *string
-	StartedAt        float64
-	EndedAt          *float64
+	StartedAt        sqlnum.Real
+	EndedAt          sqlnum.Real
 	EndReason        *string
-	MessageCount     *int64
-	ToolCallCount    *int64
-	InputTokens      *int64
-	OutputTokens     *int64
-	Title            *string
-	CacheReadTokens  *int64
-	CacheWriteTokens *int64
-	ReasoningTokens  *int64
+	MessageCount     sqlnum.Int
+	ToolCallCount    sqlnum.Int
+	InputTokens      sqlnum.Int
+	OutputTokens     sqlnum.Int
+	CacheReadTokens  sqlnum.Int
+	CacheWriteTokens sqlnum.Int
+	ReasoningTokens  sqlnum.Int
 	BillingProvider  *string
 	BillingBaseURL   *string
 	BillingMode      *string
-	EstimatedCostUSD *float64
-	ActualCostUSD    *float64
+	EstimatedCostUSD sqlnum.Real
+	ActualCostUSD    sqlnum.Real
 	CostStatus       *string
 	CostSource       *string
 	PricingVersion   *string
-	APICallCount     *int64
+	Title            *string
+	APICallCount     sqlnum.Int
 }
 
 // SessionImport writes a session row exactly as an export carries it,
-// every column given (ImportJSONL). A plain INSERT: the importer skips
+// every column given (ImportJSONL), in the table's column order (so that
+// its parameters are a Session row). A plain INSERT: the importer skips
 // existing ids before it gets here, inside the same transaction.
 func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportParams) error {
 	_, err := db.ExecContext(ctx, sessionImport,
@@ -426,7 +465,6 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.ToolCallCount,
 		arg.InputTokens,
 		arg.OutputTokens,
-		arg.Title,
 		arg.CacheReadTokens,
 		arg.CacheWriteTokens,
 		arg.ReasoningTokens,
@@ -438,23 +476,25 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.CostStatus,
 		arg.CostSource,
 		arg.PricingVersion,
+		arg.Title,
 		arg.APICallCount,
 	)
 	return err
 }
 
 const sessionLastActive = `-- name: SessionLastActive :one
-SELECT CAST(COALESCE(
+SELECT COALESCE(
     (SELECT MAX(timestamp) FROM messages WHERE session_id = sessions.id), started_at
-) AS REAL) AS last_active
-FROM sessions WHERE id = ?1
+) AS last_active
+FROM sessions WHERE id = CAST(?1 AS TEXT)
 `
 
 // SessionLastActive is a session's last activity as the export order
-// computes it: its newest message's timestamp, else its start.
-func (q *Queries) SessionLastActive(ctx context.Context, db DBTX, id interface{}) (float64, error) {
+// computes it: its newest message's timestamp, else its start. Not CAST:
+// the export writes it as stored, as the original's export_all does.
+func (q *Queries) SessionLastActive(ctx context.Context, db DBTX, id string) (sqlnum.Real, error) {
 	row := db.QueryRowContext(ctx, sessionLastActive, id)
-	var last_active float64
+	var last_active sqlnum.Real
 	err := row.Scan(&last_active)
 	return last_active, err
 }
@@ -482,7 +522,7 @@ ORDER BY started_at, id
 `
 
 type SessionPruneCandidatesParams struct {
-	Cutoff float64
+	Cutoff sqlnum.Real
 	Source *string
 }
 
@@ -605,7 +645,7 @@ UPDATE sessions SET
     cache_read_tokens = CAST(?3 AS INTEGER),
     cache_write_tokens = CAST(?4 AS INTEGER),
     reasoning_tokens = CAST(?5 AS INTEGER),
-    estimated_cost_usd = COALESCE(?6, 0),
+    estimated_cost_usd = COALESCE(CAST(?6 AS REAL), 0),
     actual_cost_usd = CASE
         WHEN CAST(?7 AS REAL) IS NULL THEN actual_cost_usd
         ELSE ?7

@@ -58,15 +58,17 @@ SELECT COUNT(*) FROM messages WHERE session_id = @session_id;
 DELETE FROM messages WHERE session_id = @session_id;
 
 -- MessageImport writes one message of an imported session with every
--- column given. A NULL id takes the next AUTOINCREMENT id; a given id is
--- kept, so an export imported into a fresh file exports identically.
+-- column given, in the table's column order (so that its parameters are a
+-- Message row). An id of 0 takes the next AUTOINCREMENT id (NULLIF; the
+-- CAST gives the parameter its type); another id is kept, so an export
+-- imported into a fresh file exports identically.
 -- name: MessageImport :exec
 INSERT INTO messages (
     id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
     token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
     codex_reasoning_items, codex_message_items
 ) VALUES (
-    sqlc.narg(id), @session_id, @role, @content, @tool_call_id, @tool_calls, @tool_name, @timestamp,
+    NULLIF(CAST(@id AS INTEGER), 0), @session_id, @role, @content, @tool_call_id, @tool_calls, @tool_name, @timestamp,
     @token_count, @finish_reason, @reasoning, @reasoning_content, @reasoning_details,
     @codex_reasoning_items, @codex_message_items
 );

@@ -59,7 +59,7 @@ UPDATE sessions SET
     cache_read_tokens = cache_read_tokens + CAST(@cache_read_tokens AS INTEGER),
     cache_write_tokens = cache_write_tokens + CAST(@cache_write_tokens AS INTEGER),
     reasoning_tokens = reasoning_tokens + CAST(@reasoning_tokens AS INTEGER),
-    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(sqlc.narg(estimated_cost_usd), 0),
+    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(CAST(sqlc.narg(estimated_cost_usd) AS REAL), 0),
     actual_cost_usd = CASE
         WHEN CAST(sqlc.narg(actual_cost_usd) AS REAL) IS NULL THEN actual_cost_usd
         ELSE COALESCE(actual_cost_usd, 0) + sqlc.narg(actual_cost_usd)
@@ -85,7 +85,7 @@ UPDATE sessions SET
     cache_read_tokens = CAST(@cache_read_tokens AS INTEGER),
     cache_write_tokens = CAST(@cache_write_tokens AS INTEGER),
     reasoning_tokens = CAST(@reasoning_tokens AS INTEGER),
-    estimated_cost_usd = COALESCE(sqlc.narg(estimated_cost_usd), 0),
+    estimated_cost_usd = COALESCE(CAST(sqlc.narg(estimated_cost_usd) AS REAL), 0),
     actual_cost_usd = CASE
         WHEN CAST(sqlc.narg(actual_cost_usd) AS REAL) IS NULL THEN actual_cost_usd
         ELSE sqlc.narg(actual_cost_usd)
@@ -99,6 +99,14 @@ UPDATE sessions SET
     model = COALESCE(model, sqlc.narg(model)),
     api_call_count = CAST(@api_call_count AS INTEGER)
 WHERE id = @id;
+
+-- SessionCounters reads a session's counters inside the write transaction
+-- that adds to them, so the store can refuse a sum past the int64 range
+-- (SQLite would store it as a REAL) before anything is written.
+-- name: SessionCounters :one
+SELECT message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens,
+    cache_write_tokens, reasoning_tokens, api_call_count
+FROM sessions WHERE id = @id;
 
 -- SessionAddMessageCounts counts one appended message and its tool calls.
 -- (A NULL counter in a legacy row stays NULL, as in the original.)
@@ -155,31 +163,33 @@ ORDER BY last_active DESC, s.started_at DESC, s.id DESC
 LIMIT @limit OFFSET @offset;
 
 -- SessionLastActive is a session's last activity as the export order
--- computes it: its newest message's timestamp, else its start.
+-- computes it: its newest message's timestamp, else its start. Not CAST:
+-- the export writes it as stored, as the original's export_all does.
 -- name: SessionLastActive :one
-SELECT CAST(COALESCE(
+SELECT COALESCE(
     (SELECT MAX(timestamp) FROM messages WHERE session_id = sessions.id), started_at
-) AS REAL) AS last_active
-FROM sessions WHERE id = @id;
+) AS last_active
+FROM sessions WHERE id = CAST(@id AS TEXT);
 
 -- SessionImport writes a session row exactly as an export carries it,
--- every column given (ImportJSONL). A plain INSERT: the importer skips
+-- every column given (ImportJSONL), in the table's column order (so that
+-- its parameters are a Session row). A plain INSERT: the importer skips
 -- existing ids before it gets here, inside the same transaction.
 -- name: SessionImport :exec
 INSERT INTO sessions (
     id, source, user_id, model, model_config, system_prompt, parent_session_id,
     started_at, ended_at, end_reason, message_count, tool_call_count,
-    input_tokens, output_tokens, title, cache_read_tokens, cache_write_tokens,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
     reasoning_tokens, billing_provider, billing_base_url, billing_mode,
     estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
-    pricing_version, api_call_count
+    pricing_version, title, api_call_count
 ) VALUES (
     @id, @source, @user_id, @model, @model_config, @system_prompt, @parent_session_id,
     @started_at, @ended_at, @end_reason, @message_count, @tool_call_count,
-    @input_tokens, @output_tokens, @title, @cache_read_tokens, @cache_write_tokens,
+    @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens,
     @reasoning_tokens, @billing_provider, @billing_base_url, @billing_mode,
     @estimated_cost_usd, @actual_cost_usd, @cost_status, @cost_source,
-    @pricing_version, @api_call_count
+    @pricing_version, @title, @api_call_count
 );
 
 -- SessionSetParent links an imported session to its parent once the parent

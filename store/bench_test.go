@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // Every benchmark here runs the store's call and the same SQL through bare
@@ -78,7 +79,7 @@ func BenchmarkWriteHelper(b *testing.B) {
 		ctx := context.Background()
 		s, _ := openStore(b, &Options{Synchronous: sync})
 		addSession(b, s, "s", nil, 1)
-		params := db.MessageInsertParams{SessionID: "s", Role: "user", Content: new("a message of ordinary length"), Timestamp: 1}
+		params := db.MessageInsertParams{SessionID: "s", Role: "user", Content: new("a message of ordinary length"), Timestamp: sqlnum.RealOf(1)}
 		insert := func(ctx context.Context, tx db.DBTX) error {
 			_, err := s.q.MessageInsert(ctx, tx, params)
 			return err
@@ -107,7 +108,7 @@ func BenchmarkAppendMessage(b *testing.B) {
 			func() error { _, err := s.AppendMessage(ctx, "s", m); return err },
 			func() error {
 				return bareTx(ctx, s, func(tx db.DBTX) error {
-					p.Timestamp = s.now()
+					p.Timestamp = sqlnum.RealOf(s.now())
 					if _, err := s.q.MessageInsert(ctx, tx, p); err != nil {
 						return err
 					}
@@ -140,7 +141,7 @@ func BenchmarkReplaceMessages(b *testing.B) {
 				}
 				start := s.now()
 				for i, p := range params {
-					p.Timestamp = start + float64(i)*1e-6
+					p.Timestamp = sqlnum.RealOf(start + float64(i)*1e-6)
 					if _, err := s.q.MessageInsert(ctx, tx, p); err != nil {
 						return err
 					}
@@ -204,20 +205,20 @@ func seedSessions(b *testing.B, s *Store, n int) {
 		for i := 0; i < n; i++ {
 			id := fmt.Sprintf("s%05d", i)
 			start := 1.7e9 + float64(i)*60
-			if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", StartedAt: start}); err != nil {
+			if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", StartedAt: sqlnum.RealOf(start)}); err != nil {
 				return err
 			}
 			for j, role := range []string{"user", "assistant"} {
-				p := db.MessageInsertParams{SessionID: id, Role: role, Content: new(fmt.Sprintf("%s message %d of session %s, long enough to be cut in the preview", role, j, id)), Timestamp: start + float64(j)}
+				p := db.MessageInsertParams{SessionID: id, Role: role, Content: new(fmt.Sprintf("%s message %d of session %s, long enough to be cut in the preview", role, j, id)), Timestamp: sqlnum.RealOf(start + float64(j))}
 				if _, err := s.q.MessageInsert(ctx, tx, p); err != nil {
 					return err
 				}
 			}
 			if i%10 == 0 {
-				if _, err := s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: new(start + 30), EndReason: new("compression"), ID: id}); err != nil {
+				if _, err := s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: sqlnum.RealOf(start + 30), EndReason: new("compression"), ID: id}); err != nil {
 					return err
 				}
-				if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id + "-tip", Source: "cli", ParentSessionID: &id, StartedAt: start + 31}); err != nil {
+				if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id + "-tip", Source: "cli", ParentSessionID: &id, StartedAt: sqlnum.RealOf(start + 31)}); err != nil {
 					return err
 				}
 			}
@@ -235,12 +236,12 @@ func seedSessions(b *testing.B, s *Store, n int) {
 func seedTranscript(b *testing.B, s *Store, id string, n int) {
 	b.Helper()
 	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
-		if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", StartedAt: 1.7e9}); err != nil {
+		if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", StartedAt: sqlnum.RealOf(1.7e9)}); err != nil {
 			return err
 		}
 		for i := 0; i < n; i++ {
 			role := []string{"user", "assistant"}[i%2]
-			p := db.MessageInsertParams{SessionID: id, Role: role, Content: new(fmt.Sprintf("turn %d: a message of ordinary length about the deployment", i)), Timestamp: 1.7e9 + float64(i)}
+			p := db.MessageInsertParams{SessionID: id, Role: role, Content: new(fmt.Sprintf("turn %d: a message of ordinary length about the deployment", i)), Timestamp: sqlnum.RealOf(1.7e9 + float64(i))}
 			if i%20 == 1 {
 				p.ToolCalls = new(`[{"id": "c1", "type": "function", "function": {"name": "web_search", "arguments": "{}"}}]`)
 			}

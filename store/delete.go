@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // DeleteSession deletes session id and its messages in one transaction. Its
@@ -200,7 +201,7 @@ func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) ([]Sessi
 // first.
 func (s *Store) pruneCandidates(ctx context.Context, q db.DBTX, opts PruneOptions) ([]string, error) {
 	ids, err := s.q.SessionPruneCandidates(ctx, q, db.SessionPruneCandidatesParams{
-		Cutoff: opts.cutoff(s.now()), Source: nullable(opts.Source)})
+		Cutoff: sqlnum.RealOf(opts.cutoff(s.now())), Source: nullable(opts.Source)})
 	if err != nil || opts.IDs == nil {
 		return ids, err
 	}

@@ -95,7 +95,11 @@
 //     DDL, a goose migration with Up and Down sections, the version's
 //     step) and raise migrations.Latest.
 //  2. Run make generate: schema/schema.sql is dumped from the migrations and
-//     sqlc regenerates package db from queries/*.sql.
+//     sqlc regenerates package db from queries/*.sql. A column added to
+//     sessions or messages goes into internal/transfer's Session or Message
+//     too, and into its export line's reader and writer: the store converts
+//     the generated rows to those types, and does not build until they
+//     match.
 //  3. Add or change the queries in ../queries (one file per subject,
 //     noun-first names such as SessionGet, named parameters only; keep the
 //     comments ASCII: sqlc v1.31.1 mis-slices a file whose comments hold

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // Errors returned by the store, matched with errors.Is. Each wraps the
@@ -47,13 +48,14 @@ var (
 
 	// ErrInvalidJSON is returned when a JSON column value (tool calls, model
 	// config, reasoning details, codex items) is not one valid JSON value.
-	// Nothing is written.
-	ErrInvalidJSON = errors.New("store: invalid JSON")
+	// Nothing is written. (Defined in internal/transfer, whose import
+	// records refuse such values with it.)
+	ErrInvalidJSON = transfer.ErrInvalidJSON
 
 	// ErrInvalidText is returned when a text argument is not valid UTF-8:
 	// the original (Python) could not read such a row back. Nothing is
-	// written.
-	ErrInvalidText = errors.New("store: text is not valid UTF-8")
+	// written. (Defined in internal/transfer, as ErrInvalidJSON.)
+	ErrInvalidText = transfer.ErrInvalidText
 
 	// ErrBusy is returned when another connection held the write lock for
 	// the whole retry budget (Options.WriteAttempts).
@@ -100,6 +102,19 @@ var (
 	// ErrNotWAL is returned by Open when the file cannot be put in WAL mode.
 	ErrNotWAL = sqlite.ErrNotWAL
 )
+
+// ErrSessionExists is returned by CreateSession for an id that exists
+// already; nothing was written. It matches ErrExists.
+var ErrSessionExists error = sessionExistsError{}
+
+// sessionExistsError is ErrSessionExists's type, so that it can match
+// ErrExists without ErrExists's message ("file already exists").
+type sessionExistsError struct{}
+
+func (sessionExistsError) Error() string { return "store: session already exists" }
+
+// Is makes errors.Is(err, ErrExists) true.
+func (sessionExistsError) Is(target error) bool { return target == ErrExists }
 
 // TitleInUseError is returned by SetSessionTitle when another session holds
 // the title. It matches ErrTitleInUse; its message is the original's.

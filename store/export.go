@@ -1,16 +1,15 @@
 package store
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // SessionExport is one session with its whole transcript, as the
@@ -77,19 +76,28 @@ type ExportOptions struct {
 
 // ExportJSONL writes what ExportAll returns to w as JSON Lines, one session
 // object per line (the Session fields, last_active and a "messages" array),
-// in bounded memory: one session's messages at a time, streamed message by
-// message, whatever the number of sessions and messages. opts narrows the
+// in bounded memory: one session's messages at a time, streamed in pages of
+// 500, whatever the number of sessions and messages. opts narrows the
 // export to a source or a list of ids. The whole export reads one snapshot
 // of the database. It returns the number of sessions written.
 //
 // It returns ErrSessionNotFound for an unknown id in opts.IDs, w's write
 // error, or ErrClosed.
 func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions) (int, error) {
-	bw := bufio.NewWriter(w)
+	tw := transfer.NewWriter(w)
 	n := 0
 	err := readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.walkExport(ctx, tx, opts, func(e SessionExport) error {
-			if err := s.writeExportLine(ctx, tx, bw, e); err != nil {
+		return s.walkExport(ctx, tx, opts, func(r db.Session, lastActive sqlnum.Real) error {
+			if err := tw.Begin(transfer.Session(r), lastActive); err != nil {
+				return err
+			}
+			err := s.eachMessageIn(ctx, tx, r.ID, func(m db.Message) error {
+				return tw.Message(transfer.Message(m))
+			})
+			if err != nil {
+				return err
+			}
+			if err := tw.End(); err != nil {
 				return err
 			}
 			n++
@@ -102,7 +110,7 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 	if err != nil {
 		return n, fmt.Errorf("store: export: %w", err)
 	}
-	return n, bw.Flush()
+	return n, tw.Flush()
 }
 
 // ExportCount returns how many sessions ExportJSONL would write with opts
@@ -123,53 +131,14 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (int, error
 	})
 }
 
-// writeExportLine writes one session line, streaming its messages into the
-// line's "messages" array.
-func (s *Store) writeExportLine(ctx context.Context, tx *sql.Tx, bw *bufio.Writer, e SessionExport) error {
-	head, err := marshalJSON(e)
-	if err != nil {
-		return err
-	}
-	// "messages":[] is the last field: cut the line open after its [ and
-	// stream the messages into it.
-	if _, err := bw.Write(bytes.TrimSuffix(head, []byte("]}\n"))); err != nil {
-		return err
-	}
-	sep := ""
-	err = s.streamMessages(ctx, tx, e.ID, func(m Message) error {
-		b, err := marshalJSON(m)
-		if err != nil {
-			return err
-		}
-		bw.WriteString(sep)
-		sep = ","
-		_, err = bw.Write(bytes.TrimSuffix(b, []byte("\n")))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	_, err = bw.WriteString("]}\n")
-	return err
-}
-
-// marshalJSON is json.Marshal without HTML escaping (an export is data, not
-// a web page: "<" stays "<"), ending in a newline as json.Encoder writes.
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	return buf.Bytes(), err
-}
-
 // eachExport calls fn with every exported session, messages loaded, in
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
 	return readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.walkExport(ctx, tx, ExportOptions{Source: source}, func(e SessionExport) error {
-			err := s.streamMessages(ctx, tx, e.ID, func(m Message) error {
-				e.Messages = append(e.Messages, m)
+		return s.walkExport(ctx, tx, ExportOptions{Source: source}, func(r db.Session, lastActive sqlnum.Real) error {
+			e := exportOf(r, lastActive)
+			err := s.eachMessageIn(ctx, tx, r.ID, func(m db.Message) error {
+				e.Messages = append(e.Messages, messageFromDB(m))
 				return nil
 			})
 			if err != nil {
@@ -194,10 +163,10 @@ LEFT JOIN (
 WHERE ?1 IS NULL OR s.source = ?1
 ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
 
-// walkExport streams the sessions opts selects to fn, Messages empty: the
-// ids given, in their order, after checking every one exists; else the
-// export order.
-func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, fn func(SessionExport) error) error {
+// walkExport streams the sessions opts selects to fn, each row with its
+// last activity: the ids given, in their order, after checking every one
+// exists; else the export order.
+func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
 	if len(opts.IDs) == 0 {
 		return s.walkSessions(ctx, tx, opts.Source, fn)
 	}
@@ -216,7 +185,7 @@ func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, 
 		if err != nil {
 			return err
 		}
-		if err := fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(last), Messages: []Message{}}); err != nil {
+		if err := fn(r, last); err != nil {
 			return err
 		}
 	}
@@ -245,9 +214,9 @@ func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions,
 	return nil
 }
 
-// walkSessions streams the sessions of the export order to fn, Messages
-// empty.
-func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn func(SessionExport) error) error {
+// walkSessions streams the sessions of the export order to fn, each row
+// with its last activity.
+func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn func(db.Session, sqlnum.Real) error) error {
 	rows, err := tx.QueryContext(ctx, exportOrderSQL, nullable(source))
 	if err != nil {
 		return err
@@ -255,7 +224,7 @@ func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn 
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var lastActive float64
+		var lastActive sqlnum.Real
 		if err := rows.Scan(&id, &lastActive); err != nil {
 			return err
 		}
@@ -263,40 +232,20 @@ func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn 
 		if err != nil {
 			return err
 		}
-		if err := fn(SessionExport{Session: sessionFromDB(r), LastActive: Timestamp(lastActive), Messages: []Message{}}); err != nil {
+		if err := fn(r, lastActive); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
 }
 
-// streamMessagesSQL is MessageListBySession read as a cursor (see
-// exportSessionsSQL for why it is not the generated method).
-// The columns are named, not *, because a file migrated from an old schema
-// has its columns in ALTER TABLE order.
-const streamMessagesSQL = `
-SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-    token_count, finish_reason, reasoning, reasoning_details, codex_reasoning_items,
-    reasoning_content, codex_message_items
-FROM messages WHERE session_id = ? ORDER BY timestamp, id`
-
-// streamMessages calls fn with one session's messages, oldest first.
-func (s *Store) streamMessages(ctx context.Context, tx *sql.Tx, id string, fn func(Message) error) error {
-	rows, err := tx.QueryContext(ctx, streamMessagesSQL, id)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m db.Message
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.ToolCallID, &m.ToolCalls,
-			&m.ToolName, &m.Timestamp, &m.TokenCount, &m.FinishReason, &m.Reasoning,
-			&m.ReasoningDetails, &m.CodexReasoningItems, &m.ReasoningContent, &m.CodexMessageItems); err != nil {
-			return err
-		}
-		if err := fn(messageFromDB(m)); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+// exportOf is a session row with its last activity, messages not read yet.
+// A last activity of another storage class (the newest message's timestamp
+// holds text) is kept in Stored, as the original's export_all carries it.
+func exportOf(r db.Session, lastActive sqlnum.Real) SessionExport {
+	e := SessionExport{Session: sessionFromDB(r), Messages: []Message{}}
+	st := storedValues(e.Stored)
+	e.LastActive = Timestamp(st.real("last_active", lastActive))
+	e.Stored = st
+	return e
 }

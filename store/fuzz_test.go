@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermesstate/hermesstate/internal/pyjson"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
@@ -61,6 +62,8 @@ func FuzzMessageRoundTrip(f *testing.F) {
 		{"assistant", "x", "", `"\ud800"`},
 		{"assistant", "x", "", "NaN"},
 		{"assistant", "x", "", strings.Repeat("[", 1000) + strings.Repeat("]", 1000)},
+		{"assistant", "x", "", strings.Repeat("[", 512) + strings.Repeat("]", 512)},
+		{"assistant", "x", "", strings.Repeat(`{"a": [`, 256) + strings.Repeat("]}", 256)},
 		{"user", "记忆断裂 通信 🙂 e\u0301", "", `["记忆"]`},
 		{"user", strings.Repeat("记", 50), "", ""},
 		{"", "", "", ""},
@@ -112,6 +115,11 @@ func checkAppendOutcome(t *testing.T, s *Store, id string, in NewMessage, err er
 	case !validJSON:
 		if !errors.Is(err, ErrInvalidJSON) {
 			t.Fatalf("AppendMessage(tool calls %q) = %v; want ErrInvalidJSON", in.ToolCalls, err)
+		}
+	case jsonDepth(in.ToolCalls) > pyjson.MaxDepth:
+		// Valid JSON, nested deeper than Python's json reads back.
+		if !errors.Is(err, ErrInvalidJSON) {
+			t.Fatalf("AppendMessage(tool calls nested %d levels) = %v; want ErrInvalidJSON", jsonDepth(in.ToolCalls), err)
 		}
 	case !utf8.Valid(in.ToolCalls):
 		// Valid JSON to encoding/json, but a Python str cannot hold the
@@ -167,6 +175,27 @@ func checkAppendOutcome(t *testing.T, s *Store, id string, in NewMessage, err er
 }
 
 // decodeNumbers decodes one JSON value into v, numbers kept as their text.
+// jsonDepth is the deepest nesting of arrays and objects in the valid JSON
+// text raw.
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
 func decodeNumbers(raw []byte, v *any) error {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

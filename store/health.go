@@ -14,7 +14,8 @@ import (
 	"github.com/hermesstate/hermesstate/migrations"
 )
 
-// Health is what Check found. OK reports whether it found no problem.
+// Health is what Check found. Problems lists what is wrong; OK reports
+// whether nothing is.
 type Health struct {
 	SchemaVersion int64  `json:"schema_version"`
 	SQLiteVersion string `json:"sqlite_version"`
@@ -30,6 +31,11 @@ type Health struct {
 	Counters []CounterMismatch `json:"counters"`
 	// OrphanMessages counts messages whose session row is missing.
 	OrphanMessages int64 `json:"orphan_messages"`
+	// BadValues lists the numeric columns holding a value of another
+	// storage class, at most 100 rows of each table (by id);
+	// BadValuesTruncated is set when a table has more.
+	BadValues          []BadValue `json:"bad_values"`
+	BadValuesTruncated bool       `json:"bad_values_truncated"`
 	// WALBytes is the size of the -wal file (0 when there is none).
 	WALBytes int64 `json:"wal_bytes"`
 }
@@ -50,20 +56,10 @@ type CounterMismatch struct {
 	Actual    int64  `json:"actual"`
 }
 
-// OK reports whether the check found nothing wrong: integrity "ok", every
-// index sound, no counter off, no orphan message, and a schema this build
-// knows in full.
-func (h *Health) OK() bool {
-	if len(h.Integrity) != 1 || h.Integrity[0] != "ok" {
-		return false
-	}
-	for _, f := range h.FTS {
-		if f.Problem != "" {
-			return false
-		}
-	}
-	return len(h.Counters) == 0 && h.OrphanMessages == 0 && h.SchemaVersion == migrations.Latest
-}
+// OK reports whether the check found nothing wrong (Problems is empty):
+// integrity "ok", every index sound, no counter off, no orphan message, no
+// value of the wrong storage class, and a schema this build knows in full.
+func (h *Health) OK() bool { return len(h.Problems()) == 0 }
 
 // ftsIndexes are the full-text indexes of the schema, each with the
 // statements that check it. Hand-written: sqlc cannot compile FTS5 tables'
@@ -114,15 +110,15 @@ const integrityCheckSQL = "PRAGMA integrity_check"
 // opened with Options.ReadOnly, and takes no write lock): the schema
 // version, the SQLite library, PRAGMA integrity_check, each full-text index
 // (FTS5's own check, plus a comparison with the messages table), stored
-// counters against the rows, messages without a session, and the WAL file's
-// size. It reads one snapshot. Damage is reported in the Health, not as an
+// counters against the rows, messages without a session, numeric columns
+// holding values of another storage class, and the WAL file's size. It reads one snapshot. Damage is reported in the Health, not as an
 // error; the check takes time proportional to the file.
 //
 // It returns an error only when the check itself could not run: ErrCorrupt
 // or ErrNotDatabase for a file too damaged to read, or ErrClosed.
 func (s *Store) Check(ctx context.Context) (*Health, error) {
 	h, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (*Health, error) {
-		h := &Health{Integrity: []string{}, FTS: []FTSCheck{}, Counters: []CounterMismatch{}}
+		h := &Health{Integrity: []string{}, FTS: []FTSCheck{}, Counters: []CounterMismatch{}, BadValues: []BadValue{}}
 		lib, err := sqlite.ReadLibrary(ctx, q)
 		if err != nil {
 			return nil, err
@@ -155,8 +151,10 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 				h.Counters = append(h.Counters, CounterMismatch{r.ID, "tool_call_count", r.StoredCalls, r.ActualCalls})
 			}
 		}
-		h.OrphanMessages, err = s.q.HealthOrphanMessages(ctx, q)
-		return h, err
+		if h.OrphanMessages, err = s.q.HealthOrphanMessages(ctx, q); err != nil {
+			return nil, err
+		}
+		return h, s.badValues(ctx, q, h)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: check: %w", err)

@@ -47,6 +47,7 @@ func soundHealth(t testing.TB, s *Store) *Health {
 		Integrity:     []string{"ok"},
 		FTS:           []FTSCheck{{"messages_fts", ""}, {"messages_fts_trigram", ""}},
 		Counters:      []CounterMismatch{},
+		BadValues:     []BadValue{},
 		WALBytes:      max(dbtest.WALSize(t, s.Path()), 0),
 	}
 }
@@ -137,6 +138,24 @@ func TestCheckFindsDamage(t *testing.T) {
 				"INSERT INTO messages (session_id, role, content, timestamp) VALUES ('gone', 'user', 'boo', 1), ('gone', 'user', 'boo', 2)",
 			},
 			func(h *Health) { h.OrphanMessages = 2 },
+		},
+		{
+			"BadValues",
+			[]string{
+				"UPDATE sessions SET input_tokens = 9223372036854775807 + 1, started_at = 'soon' WHERE id = 'a'",
+				"UPDATE sessions SET ended_at = x'00', api_call_count = 2.5 WHERE id = 'b'",
+				"UPDATE messages SET token_count = 'many', timestamp = x'01' WHERE id = 2",
+			},
+			func(h *Health) {
+				h.BadValues = []BadValue{
+					{"sessions", "a", "started_at", "text"},
+					{"sessions", "a", "input_tokens", "real"},
+					{"sessions", "b", "ended_at", "blob"},
+					{"sessions", "b", "api_call_count", "real"},
+					{"messages", "2", "timestamp", "blob"},
+					{"messages", "2", "token_count", "text"},
+				}
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -318,5 +337,84 @@ func TestRebuildSearchIndexSound(t *testing.T) {
 	}
 	if diff := cmp.Diff(soundHealth(t, s), mustCheck(t, s)); diff != "" {
 		t.Errorf("Check after the rebuild (-want +got):\n%s", diff)
+	}
+}
+
+// TestHealthProblems: Problems lists every finding once, with its kind and
+// the line doctor prints, in a fixed order; OK is true exactly when there
+// is none.
+func TestHealthProblems(t *testing.T) {
+	t.Parallel()
+	h := &Health{
+		SchemaVersion:  9,
+		Integrity:      []string{"row 3 missing from index idx_messages_session", "wrong # of entries"},
+		FTS:            []FTSCheck{{"messages_fts", "2 messages missing from the index"}, {"messages_fts_trigram", ""}},
+		Counters:       []CounterMismatch{{"s1", "message_count", 9, 1}},
+		OrphanMessages: 1,
+		BadValues: []BadValue{
+			{"sessions", "s1", "input_tokens", "real"},
+			{"sessions", "s1", "started_at", "text"},
+			{"messages", "42", "token_count", "blob"},
+			{"messages", "43", "timestamp", "integer"},
+		},
+		BadValuesTruncated: true,
+	}
+	want := []Problem{
+		{ProblemIntegrity, "integrity_check: row 3 missing from index idx_messages_session; wrong # of entries"},
+		{ProblemSearchIndex, "messages_fts: 2 messages missing from the index"},
+		{ProblemCounter, "session s1: message_count is 9, its rows say 1"},
+		{ProblemOrphanMessages, "1 message without a session"},
+		{ProblemBadValue, "session s1: input_tokens is a REAL in an INTEGER column"},
+		{ProblemBadValue, "session s1: started_at is TEXT in a REAL column"},
+		{ProblemBadValue, "message 42: token_count is a BLOB in an INTEGER column"},
+		{ProblemBadValue, "message 43: timestamp is an INTEGER in a REAL column"},
+		{ProblemBadValue, "more rows hold values of another storage class (100 of each table listed)"},
+		{ProblemSchema, "schema version 9 is older than this build's 11: run migrate up"},
+	}
+	if diff := cmp.Diff(want, h.Problems()); diff != "" {
+		t.Errorf("Problems (-want +got):\n%s", diff)
+	}
+	if h.OK() {
+		t.Error("OK() = true with problems")
+	}
+	h = &Health{SchemaVersion: 12, Integrity: []string{"ok"}, OrphanMessages: 3}
+	want = []Problem{
+		{ProblemOrphanMessages, "3 messages without a session"},
+		{ProblemSchema, "schema version 12 is newer than this build's 11: written by a later Hermes"},
+	}
+	if diff := cmp.Diff(want, h.Problems()); diff != "" {
+		t.Errorf("Problems (-want +got):\n%s", diff)
+	}
+	sound := &Health{SchemaVersion: 11, Integrity: []string{"ok"}}
+	if got := sound.Problems(); len(got) != 0 || got == nil || !sound.OK() {
+		t.Errorf("a sound Health: Problems() = %#v, OK() = %v; want [], true", got, sound.OK())
+	}
+}
+
+// TestCheckListsAtMost100BadRows: with 101 sessions and 101 messages
+// holding a bad value, Check lists the first 100 of each table by id and
+// says there are more.
+func TestCheckListsAtMost100BadRows(t *testing.T) {
+	t.Parallel()
+	s, path := openStore(t, quick(nil))
+	raw := rawDB(t, path)
+	dbtest.Exec(t, raw,
+		// Why: 101 sessions with a message each, their counters REALs,
+		// written in one statement each.
+		`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 101)
+		 INSERT INTO sessions (id, source, started_at, message_count) SELECT printf('s%03d', i), 'cli', i, 1.5 FROM n`,
+		`INSERT INTO messages (session_id, role, content, timestamp, token_count) SELECT id, 'user', 'x', 1, 'many' FROM sessions`)
+	h := mustCheck(t, s)
+	if len(h.BadValues) != 200 || !h.BadValuesTruncated {
+		t.Fatalf("Check: %d bad values, truncated %v; want 200, true", len(h.BadValues), h.BadValuesTruncated)
+	}
+	first, last := h.BadValues[0], h.BadValues[199]
+	if first != (BadValue{"sessions", "s001", "message_count", "real"}) || h.BadValues[99] != (BadValue{"sessions", "s100", "message_count", "real"}) ||
+		last != (BadValue{"messages", "100", "token_count", "text"}) {
+		t.Errorf("Check: bad values from %+v to %+v (100th %+v)", first, last, h.BadValues[99])
+	}
+	problems := h.Problems()
+	if got := problems[len(problems)-1]; got != (Problem{ProblemBadValue, "more rows hold values of another storage class (100 of each table listed)"}) {
+		t.Errorf("last problem = %+v", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // runHelper is the body of a helper process (see TestMain). It returns the
@@ -58,7 +59,7 @@ func appendLabelled(ctx context.Context, s *Store, label string) error {
 func appendLabelledTo(ctx context.Context, s *Store, session, label string) error {
 	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{
-			SessionID: session, Role: "user", Content: &label, Timestamp: 1,
+			SessionID: session, Role: "user", Content: &label, Timestamp: sqlnum.RealOf(1),
 		})
 		return err
 	})

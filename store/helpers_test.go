@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // openStore opens a store on a new file in t.TempDir() and closes it when the
@@ -62,7 +63,7 @@ func schemaRows(t testing.TB, q db.DBTX) []string {
 func addSession(t testing.TB, s *Store, id string, parent *string, startedAt float64) {
 	t.Helper()
 	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
-		_, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", ParentSessionID: parent, StartedAt: startedAt})
+		_, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", ParentSessionID: parent, StartedAt: sqlnum.RealOf(startedAt)})
 		return err
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"maps"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // ErrInvalidImport is matched by the *ImportError ImportJSONL returns for a
@@ -17,8 +18,11 @@ var ErrInvalidImport = errors.New("store: invalid import record")
 
 // ImportError reports a malformed record of an import: not JSON, not a
 // session object, a required field missing, a message of another session,
-// a JSON column that is not JSON. Nothing of the record's batch was
-// written. It matches ErrInvalidImport.
+// a JSON column that is not JSON (or is nested deeper than Python reads:
+// ErrInvalidJSON), text that is not UTF-8 or escapes a lone UTF-16
+// surrogate (ErrInvalidText, naming the field). Nothing of the record's
+// batch was written. It matches ErrInvalidImport, and the problem's own
+// sentinel through Unwrap.
 type ImportError struct {
 	// Line is the 1-based line the record starts on.
 	Line int
@@ -102,7 +106,7 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 	}
 	var (
 		res      ImportResult
-		batch    []importRecord
+		batch    []transfer.Record
 		messages int
 		// pending maps an imported session to a parent not written yet.
 		pending = map[string]string{}
@@ -113,7 +117,7 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		}
 		got, linked, err := s.importBatch(ctx, batch, pending)
 		if err != nil {
-			return fmt.Errorf("store: import: batch of lines %d-%d: %w", batch[0].line, batch[len(batch)-1].line, err)
+			return fmt.Errorf("store: import: batch of lines %d-%d: %w", batch[0].Line, batch[len(batch)-1].Line, err)
 		}
 		pending = linked
 		res.add(got)
@@ -124,14 +128,9 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		}
 		return nil
 	}
-	err := readRecords(r, func(line int, raw []byte) error {
-		rec, err := parseImportRecord(raw)
-		if err != nil {
-			return &ImportError{Line: line, Err: err}
-		}
-		rec.line = line
+	err := eachRecord(r, func(rec transfer.Record) error {
 		batch = append(batch, rec)
-		messages += len(rec.messages)
+		messages += len(rec.Messages)
 		if len(batch) >= size || messages >= importBatchMessages {
 			return flush()
 		}
@@ -144,10 +143,32 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 	return res, err
 }
 
+// eachRecord calls fn with each record of r (transfer.Reader), stopping at
+// fn's error, r's read error, or an *ImportError for a record that cannot
+// be imported.
+func eachRecord(r io.Reader, fn func(transfer.Record) error) error {
+	records := transfer.NewReader(r)
+	for {
+		rec, err := records.Next()
+		var bad *transfer.RecordError
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.As(err, &bad):
+			return &ImportError{Line: bad.Line, Err: bad.Err}
+		case err != nil:
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
 // importBatch writes one batch in one transaction. pending is not changed:
 // the write may run more than once, so each attempt starts from a copy, and
 // the copy of the attempt that committed is returned.
-func (s *Store) importBatch(ctx context.Context, batch []importRecord, pending map[string]string) (ImportResult, map[string]string, error) {
+func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pending map[string]string) (ImportResult, map[string]string, error) {
 	var got ImportResult
 	var left map[string]string
 	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
@@ -163,8 +184,8 @@ func (s *Store) importBatch(ctx context.Context, batch []importRecord, pending m
 }
 
 // importSession writes one record unless its id exists.
-func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec importRecord, got *ImportResult, pending map[string]string) error {
-	sess := rec.session
+func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec transfer.Record, got *ImportResult, pending map[string]string) error {
+	sess := db.SessionImportParams(rec.Session)
 	exists, err := s.q.SessionExists(ctx, tx, sess.ID)
 	if err != nil || exists {
 		got.Skipped += btoi(exists)
@@ -195,26 +216,29 @@ func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec importRecord,
 		}
 	}
 	if err := s.q.SessionImport(ctx, tx, sess); err != nil {
-		return fmt.Errorf("line %d: %w", rec.line, err)
+		return fmt.Errorf("line %d: %w", rec.Line, err)
 	}
-	keepIDs := rec.ids != ""
+	// The ids are kept when they are free, else the session's messages
+	// are numbered anew, in their order (an ID of 0 takes the next one).
+	keepIDs := rec.MessageIDs != ""
 	if keepIDs {
-		taken, err := s.q.MessageIDsTaken(ctx, tx, rec.ids)
+		taken, err := s.q.MessageIDsTaken(ctx, tx, rec.MessageIDs)
 		if err != nil {
 			return err
 		}
 		keepIDs = taken == 0
 	}
-	for _, m := range rec.messages {
+	for _, m := range rec.Messages {
+		p := db.MessageImportParams(m)
 		if !keepIDs {
-			m.ID = nil
+			p.ID = 0
 		}
-		if err := s.q.MessageImport(ctx, tx, m); err != nil {
-			return fmt.Errorf("line %d: %w", rec.line, err)
+		if err := s.q.MessageImport(ctx, tx, p); err != nil {
+			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}
 	}
 	got.Created++
-	got.Messages += len(rec.messages)
+	got.Messages += len(rec.Messages)
 	return nil
 }
 

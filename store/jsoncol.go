@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/hermesstate/hermesstate/internal/pyjson"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // The JSON columns (sessions.model_config, messages.tool_calls,
@@ -20,19 +20,10 @@ import (
 // original stores `json.dumps(x) if x else None`; otherwise the Python-format
 // text. It also returns the value's tool-call count (see NewMessage.ToolCalls),
 // from the same single scan. Text that is not one JSON value is an
-// ErrInvalidJSON naming field.
+// ErrInvalidJSON naming field. The rule is transfer.JSONColumn's, which an
+// import applies to tool_calls too.
 func encodeJSON(field string, raw json.RawMessage) (*string, int, error) {
-	if len(raw) == 0 {
-		return nil, 0, nil
-	}
-	v, err := pyjson.Analyze(raw)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
-	}
-	if !v.Truthy {
-		return nil, v.Calls, nil
-	}
-	return &v.Text, v.Calls, nil
+	return transfer.JSONColumn(field, raw)
 }
 
 // rawJSON returns a stored JSON column for a caller: the text unchanged,

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "github.com/hermesstate/hermesstate/internal/transfer"
 
 // JSONText is the stored text of a JSON column that the original hands back
 // undecoded: sessions.model_config and messages.reasoning_details,
@@ -14,35 +11,23 @@ import (
 type JSONText []byte
 
 // MarshalJSON returns null for nil, else the text as a JSON string (HTML
-// characters unescaped, as Python's json.dumps writes them).
+// characters unescaped, as Python's json.dumps writes them), as an export
+// line carries it.
 func (t JSONText) MarshalJSON() ([]byte, error) {
 	if t == nil {
 		return []byte("null"), nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(string(t)); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return transfer.AppendString(nil, string(t)), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes: null as nil, a string as its
 // text. Any other JSON value is kept as its own text, so a document that
 // embeds the value itself reads the same.
 func (t *JSONText) UnmarshalJSON(b []byte) error {
-	switch {
-	case bytes.Equal(b, []byte("null")):
-		*t = nil
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*t = JSONText(s)
-	default:
-		*t = append(JSONText(nil), b...)
+	text, err := transfer.DecodeJSONText(b)
+	if err != nil {
+		return err
 	}
+	*t = text
 	return nil
 }

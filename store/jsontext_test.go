@@ -3,6 +3,7 @@ package store
 // Tests of JSONText's JSON form.
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -38,12 +39,14 @@ func TestJSONTextMarshal(t *testing.T) {
 			if string(got) != tc.want {
 				t.Errorf("MarshalJSON(%q) = %s, want %s", tc.in, got, tc.want)
 			}
-			encoded, err := marshalJSON(tc.in)
-			if err != nil {
+			var encoded bytes.Buffer
+			enc := json.NewEncoder(&encoded)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(tc.in); err != nil {
 				t.Fatal(err)
 			}
-			if string(encoded) != tc.want+"\n" {
-				t.Errorf("Encoder without HTML escaping wrote %s, want %s", encoded, tc.want)
+			if encoded.String() != tc.want+"\n" {
+				t.Errorf("Encoder without HTML escaping wrote %s, want %s", encoded.String(), tc.want)
 			}
 			var back JSONText
 			if err := json.Unmarshal(got, &back); err != nil {

@@ -107,7 +107,7 @@ func (s *Store) ancestors(ctx context.Context, q db.DBTX, id string) ([]LineageN
 			break
 		}
 		seen[r.ID] = true
-		out = append(out, LineageNode{ID: r.ID, Title: r.Title, StartedAt: Timestamp(r.StartedAt), ParentSessionID: r.ParentSessionID, Depth: int(r.Depth)})
+		out = append(out, LineageNode{ID: r.ID, Title: r.Title, StartedAt: Timestamp(r.StartedAt.Float64), ParentSessionID: r.ParentSessionID, Depth: int(r.Depth)})
 	}
 	return out, nil
 }
@@ -129,7 +129,7 @@ func (s *Store) Descendants(ctx context.Context, id string) ([]LineageNode, erro
 		for _, r := range rows {
 			if !seen[r.ID] { // a hand-made cycle repeats sessions until the depth bound
 				seen[r.ID] = true
-				out = append(out, LineageNode{ID: r.ID, Title: r.Title, StartedAt: Timestamp(r.StartedAt), ParentSessionID: r.ParentSessionID, Depth: int(r.Depth)})
+				out = append(out, LineageNode{ID: r.ID, Title: r.Title, StartedAt: Timestamp(r.StartedAt.Float64), ParentSessionID: r.ParentSessionID, Depth: int(r.Depth)})
 			}
 		}
 		return out, nil

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // NewMessage is a message to append. Empty strings and nil pointers are
@@ -40,8 +41,10 @@ type NewMessage struct {
 // number of calls in ToolCalls to its tool_call_count (a tool's reply adds
 // nothing). It returns the message's id (1, 2, 3, … per database).
 //
-// It returns ErrSessionNotFound, ErrInvalidJSON, ErrInvalidText, ErrBusy or
-// ErrClosed; on error nothing is written.
+// It returns ErrSessionNotFound, ErrCounterOverflow (a counter at the end
+// of the int64 range), ErrInvalidJSON (also for JSON nested deeper than
+// Python reads), ErrInvalidText, ErrBusy or ErrClosed; on error nothing is
+// written.
 func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (int64, error) {
 	p, calls, err := insertParams(id, m)
 	if err != nil {
@@ -49,7 +52,10 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (int
 	}
 	var msgID int64
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
-		p.Timestamp = s.now()
+		p.Timestamp = sqlnum.RealOf(s.now())
+		if err := s.checkCounters(ctx, tx, id, messageAdds(calls)); err != nil {
+			return err
+		}
 		var err error
 		if msgID, err = s.insertMessage(ctx, tx, p); err != nil {
 			return err
@@ -98,7 +104,7 @@ func (s *Store) ReplaceMessages(ctx context.Context, id string, msgs []NewMessag
 			if err != nil {
 				return fmt.Errorf("message %d: %w", i, err)
 			}
-			p.Timestamp = ts
+			p.Timestamp = sqlnum.RealOf(ts)
 			ts += 1e-6
 			if _, err := s.insertMessage(ctx, tx, p); err != nil {
 				return fmt.Errorf("message %d: %w", i, err)
@@ -148,7 +154,8 @@ func (s *Store) GetMessages(ctx context.Context, id string) ([]Message, error) {
 	})
 }
 
-// messagePageSize is how many messages EachMessage reads per statement.
+// messagePageSize is how many messages EachMessage and the export read per
+// statement.
 const messagePageSize = 500
 
 // EachMessage calls fn with session id's messages oldest first, as
@@ -160,23 +167,47 @@ const messagePageSize = 500
 //
 // It returns fn's error or ErrClosed.
 func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) error {
-	after := db.MessagePageParams{SessionID: id, AfterTimestamp: math.Inf(-1), Limit: messagePageSize}
-	for {
-		page, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
-			return s.q.MessagePage(ctx, q, after)
+	page := func(ctx context.Context, p db.MessagePageParams) ([]db.Message, error) {
+		return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
+			return s.q.MessagePage(ctx, q, p)
 		})
+	}
+	return eachMessagePage(ctx, id, page, func(r db.Message) error { return fn(messageFromDB(r)) })
+}
+
+// eachMessageIn is EachMessage's walk inside the read transaction q: every
+// page from q's one snapshot (the export's).
+func (s *Store) eachMessageIn(ctx context.Context, q db.DBTX, id string, fn func(db.Message) error) error {
+	page := func(ctx context.Context, p db.MessagePageParams) ([]db.Message, error) {
+		return s.q.MessagePage(ctx, q, p)
+	}
+	return eachMessagePage(ctx, id, page, fn)
+}
+
+// eachMessagePage calls fn with session id's rows in (timestamp, id) order,
+// reading them with page in keyset pages of messagePageSize: the one path
+// that streams messages, whatever reads the pages. The generated
+// MessagePage selects every column of the table, so a row always carries
+// all of them. Keyset order holds whatever a timestamp stores: the page
+// boundary binds the last row's value as stored (sqlnum.Real), and SQLite
+// compares it with the column as it sorts it (numbers, then text, then
+// BLOBs); the first page starts after (-Inf, 0), before every row.
+func eachMessagePage(ctx context.Context, id string, page func(context.Context, db.MessagePageParams) ([]db.Message, error), fn func(db.Message) error) error {
+	after := db.MessagePageParams{SessionID: id, AfterTimestamp: sqlnum.RealOf(math.Inf(-1)), Limit: messagePageSize}
+	for {
+		rows, err := page(ctx, after)
 		if err != nil {
 			return err
 		}
-		for _, r := range page {
-			if err := fn(messageFromDB(r)); err != nil {
+		for _, r := range rows {
+			if err := fn(r); err != nil {
 				return err
 			}
 		}
-		if len(page) < messagePageSize {
+		if len(rows) < messagePageSize {
 			return nil
 		}
-		last := page[len(page)-1]
+		last := rows[len(rows)-1]
 		after.AfterTimestamp, after.AfterID = last.Timestamp, last.ID
 	}
 }
@@ -211,7 +242,7 @@ func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) 
 		Content:          m.Content,
 		ToolCallID:       nullable(m.ToolCallID),
 		ToolName:         nullable(m.ToolName),
-		TokenCount:       m.TokenCount,
+		TokenCount:       optionalIntColumn(m.TokenCount, nil, ""),
 		FinishReason:     nullable(m.FinishReason),
 		Reasoning:        m.Reasoning,
 		ReasoningContent: m.ReasoningContent,

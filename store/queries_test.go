@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -29,9 +30,9 @@ func TestLineageQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []db.SessionAncestorsRow{
-		{ID: "leaf", StartedAt: 300, ParentSessionID: ptr("mid"), Depth: 0},
-		{ID: "mid", StartedAt: 200, ParentSessionID: ptr("root"), Depth: 1},
-		{ID: "root", StartedAt: 100, Depth: 2},
+		{ID: "leaf", StartedAt: sqlnum.RealOf(300), ParentSessionID: ptr("mid"), Depth: 0},
+		{ID: "mid", StartedAt: sqlnum.RealOf(200), ParentSessionID: ptr("root"), Depth: 1},
+		{ID: "root", StartedAt: sqlnum.RealOf(100), Depth: 2},
 	}
 	if diff := cmp.Diff(want, anc); diff != "" {
 		t.Errorf("SessionAncestors(leaf) (-want +got):\n%s", diff)
@@ -42,10 +43,10 @@ func TestLineageQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDesc := []db.SessionDescendantsRow{
-		{ID: "root", StartedAt: 100, Depth: 0},
-		{ID: "mid", StartedAt: 200, ParentSessionID: ptr("root"), Depth: 1},
-		{ID: "side", StartedAt: 250, ParentSessionID: ptr("root"), Depth: 1},
-		{ID: "leaf", StartedAt: 300, ParentSessionID: ptr("mid"), Depth: 2},
+		{ID: "root", StartedAt: sqlnum.RealOf(100), Depth: 0},
+		{ID: "mid", StartedAt: sqlnum.RealOf(200), ParentSessionID: ptr("root"), Depth: 1},
+		{ID: "side", StartedAt: sqlnum.RealOf(250), ParentSessionID: ptr("root"), Depth: 1},
+		{ID: "leaf", StartedAt: sqlnum.RealOf(300), ParentSessionID: ptr("mid"), Depth: 2},
 	}
 	if diff := cmp.Diff(wantDesc, desc); diff != "" {
 		t.Errorf("SessionDescendants(root) (-want +got):\n%s", diff)
@@ -100,7 +101,7 @@ func TestStatisticsQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTop := []db.SessionTopByTokensRow{
-		{ID: "root", Title: ptr("my project"), Model: ptr("anthropic/claude-sonnet-4.6"), TotalTokens: 300, EstimatedCostUSD: ptr(0.01)},
+		{ID: "root", Title: ptr("my project"), Model: ptr("anthropic/claude-sonnet-4.6"), TotalTokens: 300, EstimatedCostUSD: sqlnum.RealOf(0.01)},
 		{ID: "child", Title: ptr("my project #2")},
 	}
 	if diff := cmp.Diff(wantTop, top); diff != "" {

@@ -5,6 +5,7 @@ package store
 // the helpers the ref_*_test.go files share (prefixed hA).
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -223,11 +224,31 @@ func TestResolveSessionByNameOrId(t *testing.T) {
 func TestConcurrentWriteSafety(t *testing.T) {
 	t.Parallel()
 
+	// The original's create_session ignores an existing id and returns it
+	// as if it had stored the new fields; CreateSession reports it
+	// (ErrSessionExists, matching ErrExists) and CreateSessionIfAbsent is
+	// the original's behaviour, saying whether it created the row. Either
+	// way the first row wins and nothing is written.
 	t.Run("CreateSessionInsertOrIgnoreIsIdempotent", func(t *testing.T) {
 		t.Parallel()
 		s, _ := openStore(t, nil)
 		mustCreate(t, s, NewSession{ID: "dup-1", Source: "cli", Model: "m"})
-		mustCreate(t, s, NewSession{ID: "dup-1", Source: "gateway", Model: "m2"})
+		before := dumpTables(t, s)
+		id, err := s.CreateSession(t.Context(), NewSession{ID: "dup-1", Source: "gateway", Model: "m2"})
+		if id != "" || !errors.Is(err, ErrSessionExists) || !errors.Is(err, ErrExists) ||
+			err.Error() != `store: create session "dup-1": store: session already exists` {
+			t.Errorf("CreateSession(existing id) = %q, %v; want \"\", ErrSessionExists", id, err)
+		}
+		created, err := s.CreateSessionIfAbsent(t.Context(), NewSession{ID: "dup-1", Source: "gateway", Model: "m2"})
+		if created || err != nil {
+			t.Errorf("CreateSessionIfAbsent(existing id) = %v, %v; want false, nil", created, err)
+		}
+		if diff := cmp.Diff(before, dumpTables(t, s)); diff != "" {
+			t.Errorf("a create of an existing id changed the database (-before +after):\n%s", diff)
+		}
+		if created, err := s.CreateSessionIfAbsent(t.Context(), NewSession{ID: "dup-2", Source: "gateway"}); !created || err != nil {
+			t.Errorf("CreateSessionIfAbsent(new id) = %v, %v; want true, nil", created, err)
+		}
 		sess := mustSession(t, s, "dup-1")
 		if sess.Source != "cli" {
 			t.Errorf("source = %q, want cli", sess.Source)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/hermesstate/hermesstate/schema"
 )
 
@@ -74,7 +75,7 @@ func TestSchemaInit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Title != nil || got.APICallCount == nil || *got.APICallCount != 0 {
+		if got.Title != nil || got.APICallCount != sqlnum.IntOf(0) {
 			t.Errorf("existing session: title %v, api_call_count %v; want NULL and 0", got.Title, got.APICallCount)
 		}
 		// set_session_title("existing", "Migrated Title") is the typed store's

@@ -10,6 +10,7 @@ import (
 	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // SearchOptions filter and page SearchMessages.
@@ -159,7 +160,7 @@ func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]Search
 	hits := []SearchResult{}
 	for rows.Next() {
 		var h SearchResult
-		var ts, started float64
+		var ts, started sqlnum.Real // as the store reads any row (package sqlnum)
 		var snippet sql.NullString
 		if err := rows.Scan(&h.ID, &h.SessionID, &h.Role, &snippet, &ts, &h.ToolName, &h.Source, &h.Model, &started); err != nil {
 			return nil, err
@@ -167,7 +168,7 @@ func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]Search
 		if snippet.Valid {
 			h.Snippet = &snippet.String
 		}
-		h.Timestamp, h.SessionStarted = Timestamp(ts), Timestamp(started)
+		h.Timestamp, h.SessionStarted = Timestamp(ts.Float64), Timestamp(started.Float64)
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()

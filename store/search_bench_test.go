@@ -14,6 +14,7 @@ import (
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // The search benchmarks share one generated database of 100,000 messages in
@@ -138,10 +139,10 @@ func srchBenchRows() []srchBenchRow {
 	for si := range srchBenchSessions {
 		id := fmt.Sprintf("bench-%04d", si)
 		started := 1.7e9 + float64(si)*3600
-		rows = append(rows, srchBenchRow{session: &db.SessionCreateParams{ID: id, Source: sources[si%len(sources)], Model: new("claude-bench"), StartedAt: started}})
+		rows = append(rows, srchBenchRow{session: &db.SessionCreateParams{ID: id, Source: sources[si%len(sources)], Model: new("claude-bench"), StartedAt: sqlnum.RealOf(started)}})
 		for mi := range srchBenchPerSession {
 			g := si*srchBenchPerSession + mi
-			m := db.MessageInsertParams{SessionID: id, Timestamp: started + float64(mi)*10}
+			m := db.MessageInsertParams{SessionID: id, Timestamp: sqlnum.RealOf(started + float64(mi)*10)}
 			switch g % 10 {
 			case 0, 1, 2, 3:
 				m.Role, m.Content = "user", new(sentence(8, 20, rng.IntN(10) < 3))

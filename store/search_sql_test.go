@@ -13,14 +13,13 @@ import (
 func handWrittenSQL(t *testing.T) map[string]string {
 	t.Helper()
 	stmts := map[string]string{
-		"exportOrderSQL":    exportOrderSQL,
-		"streamMessagesSQL": streamMessagesSQL,
+		"exportOrderSQL": exportOrderSQL,
 	}
 	for _, st := range sqlitesearch.All() {
 		stmts["sqlitesearch "+st.Name()] = st.SQL()
 	}
-	if len(stmts) != 6 {
-		t.Fatalf("%d hand-written statements, want 6: %v", len(stmts), stmts)
+	if len(stmts) != 5 {
+		t.Fatalf("%d hand-written statements, want 5: %v", len(stmts), stmts)
 	}
 	return stmts
 }

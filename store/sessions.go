@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -26,23 +27,47 @@ type NewSession struct {
 	ParentSessionID string // must name an existing session
 }
 
-// CreateSession inserts a session started now and returns its id. When the
-// id exists already nothing changes: the first row wins (INSERT OR IGNORE).
+// CreateSession inserts a session started now and returns its id.
 //
-// It returns ErrParentNotFound when ParentSessionID names no session,
-// ErrInvalidJSON for a malformed ModelConfig, ErrInvalidText for text that
-// is not UTF-8, ErrBusy or ErrClosed; on error nothing is written.
+// It returns ErrSessionExists (which matches ErrExists) when the id exists
+// already: nothing changes, the existing row keeps its fields (the
+// original's create_session ignores the call silently; see
+// CreateSessionIfAbsent). It returns ErrParentNotFound when
+// ParentSessionID names no session, ErrInvalidJSON for a malformed
+// ModelConfig (or one nested deeper than Python reads), ErrInvalidText for
+// text that is not UTF-8, ErrBusy or ErrClosed; on error nothing is
+// written.
 func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error) {
+	created, err := s.CreateSessionIfAbsent(ctx, n)
+	switch {
+	case err != nil:
+		return "", err
+	case !created:
+		return "", fmt.Errorf("store: create session %q: %w", n.ID, ErrSessionExists)
+	}
+	return n.ID, nil
+}
+
+// CreateSessionIfAbsent is the original's create_session: it inserts a
+// session started now unless the id exists, in which case nothing changes
+// and the first row wins (INSERT OR IGNORE). It reports whether it
+// created the session.
+//
+// It returns ErrParentNotFound, ErrInvalidJSON, ErrInvalidText, ErrBusy or
+// ErrClosed, as CreateSession; on error nothing is written.
+func (s *Store) CreateSessionIfAbsent(ctx context.Context, n NewSession) (bool, error) {
 	if err := checkTexts("id", n.ID, "source", n.Source, "model", n.Model,
 		"system prompt", n.SystemPrompt, "user id", n.UserID, "parent session id", n.ParentSessionID); err != nil {
-		return "", err
+		return false, err
 	}
 	cfg, _, err := encodeJSON("model config", n.ModelConfig)
 	if err != nil {
-		return "", err
+		return false, err
 	}
+	var rows int64
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
-		_, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{
+		var err error
+		rows, err = s.q.SessionCreate(ctx, tx, db.SessionCreateParams{
 			ID:              n.ID,
 			Source:          n.Source,
 			UserID:          nullable(n.UserID),
@@ -50,7 +75,7 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error)
 			ModelConfig:     cfg,
 			SystemPrompt:    nullable(n.SystemPrompt),
 			ParentSessionID: nullable(n.ParentSessionID),
-			StartedAt:       s.now(),
+			StartedAt:       sqlnum.RealOf(s.now()),
 		})
 		if isForeignKey(err) {
 			return ErrParentNotFound
@@ -58,9 +83,9 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error)
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("store: create session %q: %w", n.ID, err)
+		return false, fmt.Errorf("store: create session %q: %w", n.ID, err)
 	}
-	return n.ID, nil
+	return rows > 0, nil
 }
 
 // EnsureSession creates a minimal session (source, model, started now) when
@@ -77,7 +102,7 @@ func (s *Store) EnsureSession(ctx context.Context, id, source, model string) err
 	}
 	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		_, err := s.q.SessionEnsure(ctx, tx, db.SessionEnsureParams{
-			ID: id, Source: source, Model: nullable(model), StartedAt: s.now(),
+			ID: id, Source: source, Model: nullable(model), StartedAt: sqlnum.RealOf(s.now()),
 		})
 		return err
 	})
@@ -99,7 +124,7 @@ func (s *Store) EndSession(ctx context.Context, id, reason string) error {
 	}
 	now := s.now()
 	return s.update(ctx, "end session", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
-		return s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: &now, EndReason: &reason, ID: id})
+		return s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: sqlnum.RealOf(now), EndReason: &reason, ID: id})
 	})
 }
 

@@ -16,7 +16,7 @@ type TokenStats struct {
 	Sessions     int64   `json:"sessions"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
-	CostUSD      float64 `json:"estimated_cost_usd"` // sum of the known estimates; 0 when none is known
+	CostUSD      float64 `json:"estimated_cost_usd"` // sum of the known estimates; 0 when none is known, the largest float past it
 }
 
 // TopSession is one of the sessions with the most tokens.
@@ -39,7 +39,7 @@ func (s *Store) TokenStatsByModel(ctx context.Context) ([]TokenStats, error) {
 		}
 		out := make([]TokenStats, len(rows))
 		for i, r := range rows {
-			out[i] = TokenStats{r.Model, r.SessionCount, r.TotalInput, r.TotalOutput, r.TotalCost}
+			out[i] = TokenStats{r.Model, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
 		}
 		return out, nil
 	})
@@ -55,7 +55,7 @@ func (s *Store) TokenStatsBySource(ctx context.Context) ([]TokenStats, error) {
 		}
 		out := make([]TokenStats, len(rows))
 		for i, r := range rows {
-			out[i] = TokenStats{r.Source, r.SessionCount, r.TotalInput, r.TotalOutput, r.TotalCost}
+			out[i] = TokenStats{r.Source, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
 		}
 		return out, nil
 	})
@@ -74,7 +74,7 @@ func (s *Store) TopSessionsByTokens(ctx context.Context, n int) ([]TopSession, e
 		}
 		out := make([]TopSession, len(rows))
 		for i, r := range rows {
-			out[i] = TopSession{r.ID, r.Title, r.Model, r.TotalTokens, r.EstimatedCostUSD}
+			out[i] = TopSession{r.ID, r.Title, r.Model, r.TotalTokens, optionalFloat(r.EstimatedCostUSD)}
 		}
 		return out, nil
 	})

@@ -38,10 +38,12 @@ type TokenUpdate struct {
 }
 
 // UpdateTokenCounts applies u to session id, column by column exactly as
-// the original's update_token_counts (spec §6.5).
+// the original's update_token_counts (spec §6.5). An addition that would
+// take a counter past the int64 range is refused before anything is
+// written (SQLite would turn the sum into a REAL).
 //
 // It returns ErrSessionNotFound (the original silently updates nothing),
-// ErrInvalidText, ErrBusy or ErrClosed.
+// ErrCounterOverflow, ErrInvalidText, ErrBusy or ErrClosed.
 func (s *Store) UpdateTokenCounts(ctx context.Context, id string, u TokenUpdate) error {
 	if err := checkTexts("cost status", u.CostStatus, "cost source", u.CostSource,
 		"pricing version", u.PricingVersion, "billing provider", u.BillingProvider,
@@ -71,6 +73,9 @@ func (s *Store) UpdateTokenCounts(ctx context.Context, id string, u TokenUpdate)
 	return s.update(ctx, "update token counts", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		if u.Absolute {
 			return s.q.SessionSetTokens(ctx, tx, db.SessionSetTokensParams(p))
+		}
+		if err := s.checkCounters(ctx, tx, id, tokenAdds(u)); err != nil {
+			return 0, err
 		}
 		return s.q.SessionAddTokens(ctx, tx, p)
 	})

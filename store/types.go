@@ -2,10 +2,12 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // Timestamp is a point in time as the state database stores it: seconds
@@ -19,6 +21,17 @@ func TimestampOf(t time.Time) Timestamp {
 	return Timestamp(float64(t.UnixNano()) / 1e9)
 }
 
+// MarshalJSON writes ts as Python's json.dumps writes the float
+// (1750000000.0, not 1750000000, which Python would read as an int), and
+// an infinite timestamp as ±1e999, which Python reads back as inf. NaN is
+// an error, as for any float.
+func (ts Timestamp) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(ts)) {
+		return nil, errors.New("store: a NaN timestamp has no JSON form")
+	}
+	return transfer.AppendFloat(nil, float64(ts))
+}
+
 // Time converts ts to a time.Time in the local zone.
 func (ts Timestamp) Time() time.Time {
 	sec, frac := math.Modf(float64(ts))
@@ -28,7 +41,9 @@ func (ts Timestamp) Time() time.Time {
 // Session is one row of the sessions table: the 27 columns of schema v11,
 // in the original's column order (its dict(row), so JSON keys come out in
 // the order of its own exports). NULL text columns are nil pointers; NULL
-// counters (possible in rows an old Hermes wrote) read as 0.
+// counters (possible in rows an old Hermes wrote) read as 0. A numeric
+// column holding a value of another storage class reads as SQLite's CAST
+// to the column's type gives it (see Stored).
 type Session struct {
 	ID              string     `json:"id"`
 	Source          string     `json:"source"`
@@ -58,11 +73,22 @@ type Session struct {
 	PricingVersion   *string  `json:"pricing_version"`
 	Title            *string  `json:"title"`
 	APICallCount     int64    `json:"api_call_count"`
+
+	// Stored is nil unless a numeric column of the row holds what its Go
+	// field cannot carry as stored: a REAL, TEXT or BLOB in an INTEGER
+	// column, TEXT or a BLOB in a REAL one, or an infinite REAL. It maps
+	// the column's JSON key to the value as stored (float64, string or
+	// []byte); the field holds CAST(value AS INTEGER) or CAST(value AS
+	// REAL), an infinity the largest float64 of its sign. Exports write
+	// the stored value, as the original's export does; an import writes
+	// it back.
+	Stored map[string]any `json:"-"`
 }
 
 // sessionFromDB converts a generated row.
 func sessionFromDB(r db.Session) Session {
-	return Session{
+	var st storedValues
+	sess := Session{
 		ID:               r.ID,
 		Source:           r.Source,
 		UserID:           r.UserID,
@@ -70,27 +96,29 @@ func sessionFromDB(r db.Session) Session {
 		ModelConfig:      rawJSON(r.ModelConfig),
 		SystemPrompt:     r.SystemPrompt,
 		ParentSessionID:  r.ParentSessionID,
-		StartedAt:        Timestamp(r.StartedAt),
-		EndedAt:          (*Timestamp)(r.EndedAt),
+		StartedAt:        Timestamp(st.real("started_at", r.StartedAt)),
+		EndedAt:          (*Timestamp)(st.optionalReal("ended_at", r.EndedAt)),
 		EndReason:        r.EndReason,
-		MessageCount:     deref(r.MessageCount),
-		ToolCallCount:    deref(r.ToolCallCount),
-		InputTokens:      deref(r.InputTokens),
-		OutputTokens:     deref(r.OutputTokens),
+		MessageCount:     st.count("message_count", r.MessageCount),
+		ToolCallCount:    st.count("tool_call_count", r.ToolCallCount),
+		InputTokens:      st.count("input_tokens", r.InputTokens),
+		OutputTokens:     st.count("output_tokens", r.OutputTokens),
 		Title:            r.Title,
-		CacheReadTokens:  deref(r.CacheReadTokens),
-		CacheWriteTokens: deref(r.CacheWriteTokens),
-		ReasoningTokens:  deref(r.ReasoningTokens),
+		CacheReadTokens:  st.count("cache_read_tokens", r.CacheReadTokens),
+		CacheWriteTokens: st.count("cache_write_tokens", r.CacheWriteTokens),
+		ReasoningTokens:  st.count("reasoning_tokens", r.ReasoningTokens),
 		BillingProvider:  r.BillingProvider,
 		BillingBaseURL:   r.BillingBaseURL,
 		BillingMode:      r.BillingMode,
-		EstimatedCostUSD: r.EstimatedCostUSD,
-		ActualCostUSD:    r.ActualCostUSD,
+		EstimatedCostUSD: st.optionalReal("estimated_cost_usd", r.EstimatedCostUSD),
+		ActualCostUSD:    st.optionalReal("actual_cost_usd", r.ActualCostUSD),
 		CostStatus:       r.CostStatus,
 		CostSource:       r.CostSource,
 		PricingVersion:   r.PricingVersion,
-		APICallCount:     deref(r.APICallCount),
+		APICallCount:     st.count("api_call_count", r.APICallCount),
 	}
+	sess.Stored = st
+	return sess
 }
 
 // Message is one row of the messages table, as GetMessages returns it
@@ -118,19 +146,24 @@ type Message struct {
 	ReasoningDetails    JSONText `json:"reasoning_details"`
 	CodexReasoningItems JSONText `json:"codex_reasoning_items"`
 	CodexMessageItems   JSONText `json:"codex_message_items"`
+
+	// Stored is Session.Stored for the message's numeric columns
+	// (timestamp, token_count).
+	Stored map[string]any `json:"-"`
 }
 
 // messageFromDB converts a generated row.
 func messageFromDB(r db.Message) Message {
-	return Message{
+	var st storedValues
+	m := Message{
 		ID:                  r.ID,
 		SessionID:           r.SessionID,
 		Role:                r.Role,
 		Content:             r.Content,
 		ToolCallID:          r.ToolCallID,
 		ToolName:            r.ToolName,
-		Timestamp:           Timestamp(r.Timestamp),
-		TokenCount:          r.TokenCount,
+		Timestamp:           Timestamp(st.real("timestamp", r.Timestamp)),
+		TokenCount:          st.optionalInt("token_count", r.TokenCount),
 		ToolCalls:           toolCallsJSON(r.ToolCalls),
 		FinishReason:        r.FinishReason,
 		Reasoning:           r.Reasoning,
@@ -139,6 +172,8 @@ func messageFromDB(r db.Message) Message {
 		CodexReasoningItems: rawJSON(r.CodexReasoningItems),
 		CodexMessageItems:   rawJSON(r.CodexMessageItems),
 	}
+	m.Stored = st
+	return m
 }
 
 // deref returns *p, or the zero value for nil.

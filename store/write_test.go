@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // TestWriteRetriesUnderContention: 8 goroutines on one Store and a second OS
@@ -111,7 +112,7 @@ func TestWriteDoesNotRetryOtherErrors(t *testing.T) {
 		{
 			name: "ForeignKey",
 			fail: func(ctx context.Context, _ context.CancelFunc, s *Store, tx db.DBTX) error {
-				_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: missing, Role: "user", Timestamp: 2})
+				_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: missing, Role: "user", Timestamp: sqlnum.RealOf(2)})
 				return err
 			},
 			check: func(t *testing.T, err error) {
@@ -125,7 +126,7 @@ func TestWriteDoesNotRetryOtherErrors(t *testing.T) {
 			name: "ContextCancelled",
 			fail: func(ctx context.Context, cancel context.CancelFunc, s *Store, tx db.DBTX) error {
 				cancel()
-				_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: "s", Role: "user", Timestamp: 2})
+				_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: "s", Role: "user", Timestamp: sqlnum.RealOf(2)})
 				return err
 			},
 			check: func(t *testing.T, err error) {
@@ -145,7 +146,7 @@ func TestWriteDoesNotRetryOtherErrors(t *testing.T) {
 			content := "written before the failure"
 			err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 				calls++
-				if _, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: "s", Role: "user", Content: &content, Timestamp: 1}); err != nil {
+				if _, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: "s", Role: "user", Content: &content, Timestamp: sqlnum.RealOf(1)}); err != nil {
 					return err
 				}
 				return tt.fail(ctx, cancel, s, tx)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
 	"github.com/hermesstate/hermesstate/internal/publish"
@@ -49,7 +48,7 @@ var doctorCommand = command{
 			if err := staleTemps(e, *fixTemp, &report); err != nil {
 				return &cli.ExitError{Code: 2, Err: fmt.Errorf("doctor: cannot check for stale temporary files: %w", err)}
 			}
-			report.Problems = append(problems(h), tempProblems(report.StaleTemps)...)
+			report.Problems = append(problemTexts(h), tempProblems(report.StaleTemps)...)
 			report.OK = h.OK() && len(report.StaleTemps) == 0
 			if e.json {
 				err = writeJSON(e.stdout, report)
@@ -106,28 +105,12 @@ func tempProblems(paths []string) []string {
 	return out
 }
 
-// problems describes each thing wrong in h, one line each.
-func problems(h *store.Health) []string {
+// problemTexts is the line of each problem the store's check found: every
+// kind of problem is described there, once.
+func problemTexts(h *store.Health) []string {
 	out := []string{}
-	if len(h.Integrity) != 1 || h.Integrity[0] != "ok" {
-		out = append(out, "integrity_check: "+strings.Join(h.Integrity, "; "))
-	}
-	for _, f := range h.FTS {
-		if f.Problem != "" {
-			out = append(out, f.Table+": "+f.Problem)
-		}
-	}
-	for _, c := range h.Counters {
-		out = append(out, fmt.Sprintf("session %s: %s is %d, its rows say %d", c.SessionID, c.Column, c.Stored, c.Actual))
-	}
-	if h.OrphanMessages > 0 {
-		out = append(out, plural(h.OrphanMessages, "message")+" without a session")
-	}
-	switch {
-	case h.SchemaVersion < store.SchemaVersionLatest:
-		out = append(out, fmt.Sprintf("schema version %d is older than this build's %d: run migrate up", h.SchemaVersion, store.SchemaVersionLatest))
-	case h.SchemaVersion > store.SchemaVersionLatest:
-		out = append(out, fmt.Sprintf("schema version %d is newer than this build's %d: written by a later Hermes", h.SchemaVersion, store.SchemaVersionLatest))
+	for _, p := range h.Problems() {
+		out = append(out, p.Text)
 	}
 	return out
 }

@@ -59,7 +59,8 @@ func TestDoctor(t *testing.T) {
 		v, _, _ := sqlite3.Version()
 		want := obj{"schema_version": 11.0, "sqlite_version": v, "fts5": true, "trigram": true, "integrity": []any{"ok"},
 			"fts":      []any{obj{"table": "messages_fts", "problem": ""}, obj{"table": "messages_fts_trigram", "problem": ""}},
-			"counters": []any{}, "orphan_messages": 0.0, "wal_bytes": 0.0, "ok": true, "problems": []any{}, "rebuilt_fts": false,
+			"counters": []any{}, "orphan_messages": 0.0, "bad_values": []any{}, "bad_values_truncated": false,
+			"wal_bytes": 0.0, "ok": true, "problems": []any{}, "rebuilt_fts": false,
 			"stale_temp_files": []any{}, "removed_temp_files": []any{}}
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", path, "doctor")); diff != "" {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
@@ -128,6 +129,45 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("BadValues", func(t *testing.T) {
+		t.Parallel()
+		// Values of another storage class, as the original or another
+		// program may write them: each is named, and doctor exits 1.
+		path := fixtureCopy(t)
+		damage(t, path,
+			"UPDATE sessions SET input_tokens = 9223372036854775807 + 1 WHERE id = '"+idDeploy+"'",
+			"UPDATE messages SET timestamp = 'yesterday' WHERE id = 1")
+		r := runSessions(t, nil, "-db", path, "doctor")
+		want := result{code: 1, stdout: text(
+			"schema version        11",
+			sqliteLine(),
+			"integrity_check       ok",
+			"messages_fts          ok",
+			"messages_fts_trigram  ok",
+			"counters              ok",
+			"orphan messages       0",
+			"wal size              0 bytes",
+			"stale temp files      0",
+			"problems:",
+			"  session "+idDeploy+": input_tokens is a REAL in an INTEGER column",
+			"  message 1: timestamp is TEXT in a REAL column"),
+			stderr: "sessions: doctor: 2 problems found\n"}
+		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("sessions doctor (-want +got):\n%s", diff)
+		}
+		got := sessionsJSONCode[obj](t, 1, "-db", path, "doctor")
+		wantJSON := obj{"ok": false, "bad_values_truncated": false, "bad_values": []any{
+			obj{"table": "sessions", "id": idDeploy, "column": "input_tokens", "type": "real"},
+			obj{"table": "messages", "id": "1", "column": "timestamp", "type": "text"}}}
+		for k := range got {
+			if _, ok := wantJSON[k]; !ok {
+				delete(got, k)
+			}
+		}
+		if diff := cmp.Diff(wantJSON, got); diff != "" {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
 		}
 	})

@@ -8,8 +8,8 @@
 // containers written as [] and {}.
 //
 // Input arrives as JSON text (typically a json.RawMessage from a Go caller). It is re-encoded
-// token by token by a small non-recursive scanner, so arbitrarily deep nesting cannot overflow
-// the stack and memory use is linear in the input size.
+// token by token by a small non-recursive scanner, so memory use is linear in the input size.
+// Nesting deeper than [MaxDepth] levels is refused: Python could not read it back.
 //
 // Deliberate differences from a literal json.dumps(json.loads(raw)) round trip:
 //

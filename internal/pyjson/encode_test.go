@@ -3,6 +3,7 @@ package pyjson
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -148,30 +149,43 @@ func TestEncodeErrorOffset(t *testing.T) {
 	}
 }
 
-func TestEncodeDeepNesting(t *testing.T) {
+// nested is depth levels of open (each closed by closer) around inner.
+func nested(open, closer, inner string, depth int) string {
+	return strings.Repeat(open, depth) + inner + strings.Repeat(closer, depth)
+}
+
+// TestEncodeDepthLimit: MaxDepth levels of arrays or objects encode, one
+// more is refused with ErrInvalid naming the limit and where it was passed,
+// and 100,000 levels are refused the same way without a deep stack.
+func TestEncodeDepthLimit(t *testing.T) {
 	t.Parallel()
-	const depth = 10000
-	for _, open := range []string{"[", `{"k":`} {
-		closer := "]"
-		if open != "[" {
-			closer = "}"
+	for _, c := range []struct {
+		open, closer, inner, wantOpen string
+		offset                        int // of the bracket one level too deep, behind one more "["
+	}{
+		{"[", "]", "", "[", 512},
+		{"[", "]", "1", "[", 512},
+		{`{"k":`, "}", "1", `{"k": `, 1 + 511*5},
+		{`{"k":[`, "]}", "", `{"k": [`, 1 + 255*6 + 5},
+	} {
+		levels := 1
+		if strings.Count(c.open, "[")+strings.Count(c.open, "{") == 2 {
+			levels = 2
 		}
-		in := strings.Repeat(open, depth) + "1" + strings.Repeat(closer, depth)
+		in := nested(c.open, c.closer, c.inner, MaxDepth/levels)
 		got, err := Encode([]byte(in))
-		if err != nil {
-			t.Fatalf("Encode(depth %d %s) error: %v", depth, open, err)
+		if err != nil || got != nested(c.wantOpen, c.closer, c.inner, MaxDepth/levels) {
+			t.Errorf("Encode(%d levels of %s) = %.40q..., %v; want it encoded", MaxDepth, c.open, got, err)
 		}
-		wantOpen := open
-		if open != "[" {
-			wantOpen = `{"k": `
+		deeper := "[" + in + "]"
+		_, err = Encode([]byte(deeper))
+		want := fmt.Sprintf("pyjson: invalid JSON: nested deeper than 512 levels (Python's json could not read it back) at offset %d", c.offset)
+		if !errors.Is(err, ErrInvalid) || err.Error() != want {
+			t.Errorf("Encode(%d levels of %s) error = %v; want %q", MaxDepth+1, c.open, err, want)
 		}
-		want := strings.Repeat(wantOpen, depth) + "1" + strings.Repeat(closer, depth)
-		if got != want {
-			t.Errorf("Encode(depth %d %s) mismatch", depth, open)
-		}
-		if _, err := Encode([]byte(in[:len(in)-1])); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Encode(unbalanced depth %d %s) error = %v; want ErrInvalid", depth, open, err)
-		}
+	}
+	if _, err := Encode([]byte(nested("[", "]", "", 100_000))); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Encode(100,000 levels) error = %v; want ErrInvalid", err)
 	}
 }
 

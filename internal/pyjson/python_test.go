@@ -109,3 +109,44 @@ func TestEncodeInvalidMatchesPython(t *testing.T) {
 		}
 	}
 }
+
+// pythonDepth reads nesting the way the original's export does: json.loads
+// of the stored tool_calls, then json.dumps of the export entry holding it
+// (a list of sessions, the session, its messages, the message: four more
+// levels), from inside frames nested calls, and prints whether that worked
+// and the deepest nesting json.loads plus json.dumps accept at the top.
+const pythonDepth = `import json, sys
+depth, frames = json.loads(sys.stdin.read())
+def export(text):
+    return json.dumps([{"messages": [{"tool_calls": json.loads(text)}]}])
+def down(k):
+    return export("[" * depth + "]" * depth) if k == 0 else down(k - 1)
+def works(n):
+    try:
+        json.dumps(json.loads("[" * n + "]" * n))
+        return True
+    except RecursionError:
+        return False
+lo, hi = 1, 5000
+while lo < hi:
+    mid = (lo + hi + 1) // 2
+    lo, hi = (mid, hi) if works(mid) else (lo, mid - 1)
+try:
+    down(frames)
+    ok = True
+except RecursionError:
+    ok = False
+print(json.dumps([ok, lo]))`
+
+// TestMaxDepthIsReadableByPython: JSON nested MaxDepth levels, which Encode
+// accepts, is read back and exported by CPython's json from 400 frames
+// down the caller's stack. The top-level limit it measures is logged.
+func TestMaxDepthIsReadableByPython(t *testing.T) {
+	t.Parallel()
+	var got []any
+	dbtest.Python(t, pythonDepth, []int{MaxDepth, 400}, &got)
+	if got[0] != true {
+		t.Errorf("Python could not read and export %d levels from 400 frames down (its top-level limit: %v)", MaxDepth, got[1])
+	}
+	t.Logf("Python's json reads at most %v levels at the top of a script; Encode accepts %d", got[1], MaxDepth)
+}

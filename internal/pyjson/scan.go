@@ -105,6 +105,9 @@ func (s *scanner) value(state *int) error {
 	*state = stateAfter
 	switch {
 	case c == '{' || c == '[':
+		if len(s.stack) >= MaxDepth {
+			return s.fail(fmt.Sprintf("nested deeper than %d levels (Python's json could not read it back)", MaxDepth))
+		}
 		s.pos++
 		s.out = append(s.out, c)
 		s.skipSpace()
