@@ -44,6 +44,8 @@ var descriptorAllowed = []allowedUse{
 		"test helper: creates the copy (O_EXCL) before any connection opens it"},
 	{"internal/dbtest/files.go", "FileHash", "os.ReadFile",
 		"test helper: hashes a file while no connection of the test process has it open (before and after a command the test ran in another process)"},
+	{"internal/dbtest/tmpfs.go", "Fill", "os.OpenFile",
+		"test helper: creates a new filler file (O_EXCL) beside a database, never the database or its -wal/-shm"},
 	{"store/backup.go", "Store.Backup", "os.CreateTemp",
 		"creates the backup's temporary file under a new random name; Backup has refused a target that exists or is the database's own file"},
 	{"store/backup.go", "syncFile", "os.Open",
