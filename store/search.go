@@ -107,7 +107,8 @@ func checkQuerySize(query string) error {
 // finishes on its own connection (see readUntilDone).
 //
 // It returns ErrQueryTooLong (see MaxQueryLength), ErrCorrupt for a damaged
-// index (RebuildSearchIndex repairs it), ctx's error, or ErrClosed.
+// index and ErrSearchIndexEmpty (which matches ErrCorrupt) for an empty one
+// (RebuildSearchIndex repairs both), ctx's error, or ErrClosed.
 func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOptions) ([]SearchResult, error) {
 	if err := checkQuerySize(query); err != nil {
 		return nil, err
@@ -122,12 +123,12 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	}
 	args := []any{nil, jsonList(opts.Sources, true), jsonList(opts.ExcludeSources, false),
 		jsonList(opts.Roles, false), limit, opts.Offset, nil}
-	var stmt string
+	var stmt, index string
 	switch q.Route {
 	case fts.RouteUnicode61:
-		stmt, args[0] = searchUnicode61SQL, q.Match
+		stmt, index, args[0] = searchUnicode61SQL, "messages_fts", q.Match
 	case fts.RouteTrigram:
-		stmt, args[0] = searchTrigramSQL, q.Match
+		stmt, index, args[0] = searchTrigramSQL, "messages_fts_trigram", q.Match
 	case fts.RouteLike:
 		args[6] = q.Anchor
 		if len(q.Groups) == 1 && len(q.Groups[0].All) == 1 && len(q.Groups[0].None) == 0 {
@@ -140,6 +141,12 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 		hits, long, err := scanHits(ctx, q, stmt, args)
 		if err != nil {
 			return nil, err
+		}
+		if len(hits) == 0 && index != "" {
+			// Nothing found: make sure it is not an empty index.
+			if err := searchIndexEmpty(ctx, q, index); err != nil {
+				return nil, err
+			}
 		}
 		for i := range hits {
 			if long[i] {

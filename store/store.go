@@ -97,7 +97,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s.r = r
-	return s, nil
+	return s.checkSearchIndexes(ctx)
 }
 
 // openReadOnly opens only the read-only pool, on a file that must exist:
@@ -115,7 +115,7 @@ func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, er
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s.r = r
-	return s, nil
+	return s.checkSearchIndexes(ctx)
 }
 
 // writer returns the writer connection, or ErrReadOnly for a store opened
