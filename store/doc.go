@@ -30,7 +30,7 @@
 // first and running as one transaction (reads in one snapshot of the
 // read-only pool):
 //
-//   - sessions: [Store.CreateSession], [Store.EnsureSession],
+//   - sessions: [Store.CreateSession], [Store.CreateSessionIfAbsent], [Store.EnsureSession],
 //     [Store.EndSession], [Store.ReopenSession], [Store.UpdateSystemPrompt],
 //     [Store.UpdateTokenCounts], [Store.GetSession], [Store.ResolveSessionID]
 //   - titles: [SanitizeTitle], [Store.SetSessionTitle], [Store.SessionTitle],
@@ -58,7 +58,10 @@
 // created, migrated or written, and every write returns [ErrReadOnly].
 //
 // Timestamps are REAL epoch seconds ([Timestamp]) exactly as the original
-// stores them. JSON columns take [encoding/json.RawMessage] and come back as
+// stores them. A numeric column holding a value of another storage class
+// (a REAL in an INTEGER column, text, a BLOB) never fails a read: the Go
+// field holds SQLite's CAST of it and [Session].Stored the value as
+// stored, which exports write as the original's export does. JSON columns take [encoding/json.RawMessage] and come back as
 // [encoding/json.RawMessage] (tool calls) or [JSONText]; the
 // store writes the text Python's json.dumps writes, because that text is
 // what full-text search indexes. For large histories [Store.EachMessage]
@@ -69,10 +72,14 @@
 // Failures match the sentinels in errors.go with errors.Is: [ErrNotFound]
 // (and [ErrSessionNotFound], [ErrParentNotFound], [ErrAmbiguous], which
 // match it), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
-// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrBusy],
-// [ErrDiskFull], [ErrReadOnly], [ErrCorrupt], [ErrClosed], and at Open
-// [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL],
-// [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. The driver's error stays wrapped inside. A failed write
+// [ErrInvalidText], [ErrInvalidImport], [ErrExists] (and
+// [ErrSessionExists]), [ErrCounterOverflow], [ErrBusy], [ErrDiskFull],
+// [ErrReadOnly], [ErrCorrupt] (and [ErrSearchIndexEmpty]), [ErrClosed],
+// and at Open [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly],
+// [ErrForeignWAL], [ErrDiskFull], [ErrSearchIndexEmpty] (an empty search
+// index it could not rebuild), [ErrNoFTS5], [ErrSQLiteVersion],
+// [ErrNotWAL]. A search returns its context's error as soon as the
+// context ends. The driver's error stays wrapped inside. A failed write
 // leaves the database exactly as it was.
 //
 // # Changing the schema

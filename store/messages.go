@@ -182,6 +182,8 @@ func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) err
 		if len(page) < messagePageSize {
 			return nil
 		}
+		// The timestamp as stored: one of text or a BLOB sorts after every
+		// number, and its CAST (0) would start the next page over.
 		last := page[len(page)-1]
 		after.AfterTimestamp, after.AfterID = last.Timestamp, last.ID
 	}
