@@ -13,12 +13,15 @@ func TestHandWrittenSQLPrepares(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, nil)
 	for name, stmt := range map[string]string{
-		"searchUnicode61SQL":  searchUnicode61SQL,
-		"searchTrigramSQL":    searchTrigramSQL,
-		"searchLikeSQL":       searchLikeSQL,
-		"searchLikeGroupsSQL": searchLikeGroupsSQL,
-		"exportOrderSQL":      exportOrderSQL,
-		"streamMessagesSQL":   streamMessagesSQL,
+		"searchUnicode61SQL":    searchUnicode61SQL,
+		"searchTrigramSQL":      searchTrigramSQL,
+		"searchLikeSQL":         searchLikeSQL,
+		"searchLikeGroupsSQL":   searchLikeGroupsSQL,
+		"exportOrderSQL":        exportOrderSQL,
+		"searchIndexPresentSQL": searchIndexPresentSQL,
+		"wordIndexEmptySQL":     wordIndexEmptySQL,
+		"trigramIndexEmptySQL":  trigramIndexEmptySQL,
+		"streamMessagesSQL":     streamMessagesSQL,
 	} {
 		for pool, db := range map[string]dbtx{"reader": s.r, "writer": s.w} {
 			st, err := db.PrepareContext(context.Background(), stmt)

@@ -27,12 +27,31 @@ import (
 // sessions doctor --fix-fts) repairs it. It matches ErrCorrupt.
 var ErrSearchIndexEmpty = fmt.Errorf("%w: the search index is empty while messages has rows (rebuild it: sessions doctor --fix-fts, or Store.RebuildSearchIndex)", ErrCorrupt)
 
-// searchIndexTables are the full-text indexes, each with the statement
-// telling whether it is empty while messages is not. Hand-written: a table
-// name cannot be bound. Each EXISTS reads one row at most.
-var searchIndexTables = []struct{ table, emptySQL string }{
-	{"messages_fts", "SELECT EXISTS (SELECT 1 FROM messages) AND NOT EXISTS (SELECT 1 FROM messages_fts)"},
-	{"messages_fts_trigram", "SELECT EXISTS (SELECT 1 FROM messages) AND NOT EXISTS (SELECT 1 FROM messages_fts_trigram)"},
+// searchIndexTables are the full-text indexes.
+var searchIndexTables = []string{"messages_fts", "messages_fts_trigram"}
+
+// The statements telling whether an index is empty while messages is not.
+// Hand-written: a table name cannot be bound. Each EXISTS reads one row at
+// most.
+const (
+	wordIndexEmptySQL    = "SELECT EXISTS (SELECT 1 FROM messages) AND NOT EXISTS (SELECT 1 FROM messages_fts)"
+	trigramIndexEmptySQL = "SELECT EXISTS (SELECT 1 FROM messages) AND NOT EXISTS (SELECT 1 FROM messages_fts_trigram)"
+)
+
+// indexEmptySQL is the emptiness statement of the index table.
+func indexEmptySQL(table string) string {
+	if table == "messages_fts_trigram" {
+		return trigramIndexEmptySQL
+	}
+	return wordIndexEmptySQL
+}
+
+// indexEmpty reports whether the index table is empty while messages is
+// not.
+func indexEmpty(ctx context.Context, q db.DBTX, table string) (bool, error) {
+	var empty bool
+	err := q.QueryRowContext(ctx, indexEmptySQL(table)).Scan(&empty)
+	return empty, err
 }
 
 // searchIndexPresentSQL counts the full-text tables the file has: an old
@@ -60,16 +79,16 @@ func emptySearchIndexes(ctx context.Context, q db.DBTX) ([]string, error) {
 		return nil, err
 	}
 	var empty []string
-	for _, t := range searchIndexTables {
-		if !present[t.table] {
+	for _, table := range searchIndexTables {
+		if !present[table] {
 			continue
 		}
-		var isEmpty bool
-		if err := q.QueryRowContext(ctx, t.emptySQL).Scan(&isEmpty); err != nil {
+		isEmpty, err := indexEmpty(ctx, q, table)
+		if err != nil {
 			return nil, err
 		}
 		if isEmpty {
-			empty = append(empty, t.table)
+			empty = append(empty, table)
 		}
 	}
 	return empty, nil
@@ -120,15 +139,9 @@ func (s *Store) rebuildEmptySearchIndexes(ctx context.Context) error {
 // searchIndexEmpty returns ErrSearchIndexEmpty when table, the index a
 // search that found nothing used, is empty while messages has rows.
 func searchIndexEmpty(ctx context.Context, q db.DBTX, table string) error {
-	for _, t := range searchIndexTables {
-		if t.table != table {
-			continue
-		}
-		var isEmpty bool
-		if err := q.QueryRowContext(ctx, t.emptySQL).Scan(&isEmpty); err != nil || !isEmpty {
-			return err
-		}
-		return fmt.Errorf("%s: %w", table, ErrSearchIndexEmpty)
+	isEmpty, err := indexEmpty(ctx, q, table)
+	if err != nil || !isEmpty {
+		return err
 	}
-	return nil
+	return fmt.Errorf("%s: %w", table, ErrSearchIndexEmpty)
 }

@@ -180,6 +180,7 @@ func TestINListsAreSubqueries(t *testing.T) {
 		"searchUnicode61SQL": searchUnicode61SQL, "searchTrigramSQL": searchTrigramSQL,
 		"searchLikeSQL": searchLikeSQL, "searchLikeGroupsSQL": searchLikeGroupsSQL,
 		"exportOrderSQL": exportOrderSQL, "streamMessagesSQL": streamMessagesSQL,
+		"searchIndexPresentSQL": searchIndexPresentSQL, "wordIndexEmptySQL": wordIndexEmptySQL, "trigramIndexEmptySQL": trigramIndexEmptySQL,
 	}
 	files, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
 	if err != nil || len(files) < 5 {
