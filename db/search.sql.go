@@ -70,3 +70,18 @@ func (q *Queries) MessageContext(ctx context.Context, db DBTX, id int64) ([]Mess
 	}
 	return items, nil
 }
+
+const messageSearchText = `-- name: MessageSearchText :one
+SELECT CAST(COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') AS TEXT) AS text
+FROM messages WHERE id = ?1
+`
+
+// MessageSearchText is the text the FTS triggers index for a message
+// (content, tool name and tool calls joined by spaces), for the snippet the
+// store makes of a long search hit.
+func (q *Queries) MessageSearchText(ctx context.Context, db DBTX, id int64) (string, error) {
+	row := db.QueryRowContext(ctx, messageSearchText, id)
+	var text string
+	err := row.Scan(&text)
+	return text, err
+}

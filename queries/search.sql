@@ -30,3 +30,10 @@ SELECT role, content FROM (
     ORDER BY m.timestamp ASC, m.id ASC
     LIMIT 1
 );
+
+-- MessageSearchText is the text the FTS triggers index for a message
+-- (content, tool name and tool calls joined by spaces), for the snippet the
+-- store makes of a long search hit.
+-- name: MessageSearchText :one
+SELECT CAST(COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') AS TEXT) AS text
+FROM messages WHERE id = @id;

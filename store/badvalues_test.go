@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -507,4 +508,38 @@ func lastActiveOf(t *testing.T, line string) string {
 		t.Fatal(err)
 	}
 	return string(m["last_active"])
+}
+
+// TestEachMessagePagesPastBadTimestamps: keyset pages compare against the
+// stored value of the last timestamp of a page, so a session whose
+// timestamps include text and BLOBs (which sort after every number, in
+// that order) streams every message once, in GetMessages' order, across
+// page boundaries that fall on them.
+func TestEachMessagePagesPastBadTimestamps(t *testing.T) {
+	t.Parallel()
+	s, path := openStore(t, quick(&Options{Now: stepClock(time.Unix(1_700_000_000, 0), time.Millisecond)}))
+	mustCreate(t, s, NewSession{ID: "long", Source: "cli"})
+	for i := range 3 * messagePageSize {
+		mustAppend(t, s, "long", NewMessage{Role: "user", Content: new(fmt.Sprint(i))})
+	}
+	// Messages 500 and 1000 end the first two pages once sorted: every
+	// message from 450 on gets a timestamp of another class.
+	dbtest.Exec(t, rawDB(t, path),
+		"UPDATE messages SET timestamp = 'later ' || printf('%04d', id) WHERE id > 450 AND id <= 1100",
+		"UPDATE messages SET timestamp = CAST(printf('%04d', id) AS BLOB) WHERE id > 1100")
+	want, err := s.GetMessages(t.Context(), "long")
+	if err != nil || len(want) != 3*messagePageSize {
+		t.Fatalf("GetMessages = %d messages, %v", len(want), err)
+	}
+	var got []int64
+	if err := s.EachMessage(t.Context(), "long", func(m Message) error { got = append(got, m.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := make([]int64, len(want))
+	for i, m := range want {
+		wantIDs[i] = m.ID
+	}
+	if diff := cmp.Diff(wantIDs, got); diff != "" {
+		t.Errorf("EachMessage ids (-GetMessages +EachMessage):\n%s", diff)
+	}
 }

@@ -39,7 +39,7 @@
 // first and running as one transaction (reads in one snapshot of the
 // read-only pool):
 //
-//   - sessions: [Store.CreateSession], [Store.EnsureSession],
+//   - sessions: [Store.CreateSession], [Store.CreateSessionIfAbsent], [Store.EnsureSession],
 //     [Store.EndSession], [Store.ReopenSession], [Store.UpdateSystemPrompt],
 //     [Store.UpdateTokenCounts], [Store.GetSession], [Store.ResolveSessionID]
 //   - titles: [SanitizeTitle], [Store.SetSessionTitle], [Store.SessionTitle],
@@ -69,7 +69,10 @@
 // names the upgrade command (migrate -db PATH up).
 //
 // Timestamps are REAL epoch seconds ([Timestamp]) exactly as the original
-// stores them. JSON columns take [encoding/json.RawMessage] and come back as
+// stores them. A numeric column holding a value of another storage class
+// (a REAL in an INTEGER column, text, a BLOB) never fails a read: the Go
+// field holds SQLite's CAST of it and [Session].Stored the value as
+// stored, which exports write as the original's export does. JSON columns take [encoding/json.RawMessage] and come back as
 // [encoding/json.RawMessage] (tool calls) or [JSONText]; the
 // store writes the text Python's json.dumps writes, because that text is
 // what full-text search indexes. For large histories [Store.EachMessage]
@@ -81,12 +84,16 @@
 // (and [ErrSessionNotFound], [ErrParentNotFound], which match it),
 // [ErrAmbiguous] (an [*AmbiguousError] listing the candidates; it does not
 // match ErrNotFound), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
-// [ErrInvalidText], [ErrInvalidImport], [ErrExists], [ErrNotRegular],
-// [ErrNoDirectory], [ErrBusy],
-// [ErrDiskFull], [ErrReadOnly], [ErrCorrupt], [ErrClosed], and at Open
-// [ErrNoDirectory], [ErrURL], [ErrNewerSchema], [ErrOlderSchema],
-// [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL],
-// [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. The driver's error stays wrapped inside. A failed write
+// [ErrInvalidText], [ErrInvalidImport], [ErrExists] (and
+// [ErrSessionExists]), [ErrCounterOverflow], [ErrNotRegular],
+// [ErrNoDirectory], [ErrBusy], [ErrDiskFull], [ErrReadOnly], [ErrCorrupt]
+// (and [ErrSearchIndexEmpty]), [ErrClosed], and at Open [ErrNoDirectory],
+// [ErrURL], [ErrNewerSchema], [ErrOlderSchema], [ErrNotDatabase],
+// [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL], [ErrDiskFull],
+// [ErrSearchIndexEmpty] (an empty search index it could not rebuild),
+// [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. A search returns its
+// context's error as soon as the context ends. The driver's error stays
+// wrapped inside. A failed write
 // leaves the database exactly as it was.
 //
 // # Changing the schema

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -44,7 +45,9 @@ type Health struct {
 type FTSCheck struct {
 	Table string `json:"table"`
 	// Problem is "" for a sound index that holds exactly the indexed text
-	// of every message; else what is wrong, e.g. "3 messages missing".
+	// of every message; else what is wrong, e.g. "3 messages missing from
+	// the index", or "empty: 3 messages missing from the index" for an
+	// index with no row at all (see ErrSearchIndexEmpty).
 	Problem string `json:"problem"`
 }
 
@@ -136,8 +139,13 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 		if h.Integrity, err = pragmaLines(ctx, q, integrityCheckSQL); err != nil {
 			return nil, err
 		}
+		empty, _ := emptySearchIndexes(ctx, q) // a failure shows in checkFTS
 		for _, f := range ftsIndexes {
-			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: checkFTS(ctx, q, f.integrity, f.compare)})
+			problem := checkFTS(ctx, q, f.integrity, f.compare)
+			if slices.Contains(empty, f.table) {
+				problem = "empty: " + problem
+			}
+			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: problem})
 		}
 		rows, err := s.q.HealthCounterMismatches(ctx, q)
 		if err != nil {

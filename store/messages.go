@@ -207,6 +207,8 @@ func eachMessagePage(ctx context.Context, id string, page func(context.Context, 
 		if len(rows) < messagePageSize {
 			return nil
 		}
+		// The timestamp as stored: one of text or a BLOB sorts after every
+		// number, and its CAST (0) would start the next page over.
 		last := rows[len(rows)-1]
 		after.AfterTimestamp, after.AfterID = last.Timestamp, last.ID
 	}

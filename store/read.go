@@ -40,3 +40,40 @@ func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) e
 	})
 	return err
 }
+
+// readUntilDone is read for a call whose SQLite work may outlast its
+// context. sqlite3_interrupt, which the driver calls when ctx ends, is
+// checked between the virtual machine's instructions, but some single
+// instructions run long over one huge row: FTS5's snippet() is quadratic in
+// the matches inside the document (a 10 MB message with a common word takes
+// minutes), and LIKE and instr() over a 10 MB text with a long pattern are
+// quadratic too. So fn runs on a goroutine of its own and the caller gets
+// ctx's error as soon as ctx ends. The abandoned read keeps its pooled
+// connection until SQLite returns from that instruction, where the
+// interrupt ends the statement; Close waits for it like any call in flight.
+func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return read(s, ctx, fn)
+	}
+	var (
+		v    T
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		v, err = read(s, ctx, fn)
+	}()
+	select {
+	case <-done:
+		return v, err
+	case <-ctx.Done():
+		select {
+		case <-done: // finished at the same moment: keep its answer
+			return v, err
+		default:
+		}
+		var zero T
+		return zero, ctx.Err()
+	}
+}

@@ -101,10 +101,14 @@ func checkQuerySize(query string) error {
 // error: anything typed is searched for, and a query with nothing
 // searchable in it returns no results.
 //
-// Any database failure is returned, never reported as "no results".
+// Any database failure is returned, never reported as "no results". When
+// ctx ends, SearchMessages returns its error at once, whatever the data:
+// SQLite may still be inside one long call over a huge message, which it
+// finishes on its own connection (see readUntilDone).
 //
 // It returns ErrQueryTooLong (see MaxQueryLength), ErrCorrupt for a damaged
-// index (RebuildSearchIndex repairs it), or ErrClosed.
+// index and ErrSearchIndexEmpty (which matches ErrCorrupt) for an empty one
+// (RebuildSearchIndex repairs both), ctx's error, or ErrClosed.
 func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOptions) ([]SearchResult, error) {
 	if err := checkQuerySize(query); err != nil {
 		return nil, err
@@ -113,10 +117,23 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	if !ok {
 		return []SearchResult{}, nil
 	}
-	res, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
-		hits, err := scanHits(ctx, q, st.SQL(), st.Named())
+	res, err := readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
+		hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
 		if err != nil {
 			return nil, err
+		}
+		if index := st.Index(); len(hits) == 0 && index != "" {
+			// Nothing found: make sure it is not an empty index.
+			if err := searchIndexEmpty(ctx, q, index); err != nil {
+				return nil, err
+			}
+		}
+		for i := range hits {
+			if long[i] {
+				if hits[i].Snippet, err = s.longSnippet(ctx, q, hits[i].ID, query); err != nil {
+					return nil, err
+				}
+			}
 		}
 		for i := range hits {
 			rows, err := s.q.MessageContext(ctx, q, hits[i].ID)
@@ -150,26 +167,29 @@ func searchStatement(query string, opts SearchOptions) (sqlitesearch.Statement, 
 	})
 }
 
-// scanHits runs one search statement and reads its hits.
-func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]SearchResult, error) {
+// scanHits runs one search statement and reads its hits, and whether each
+// is a long full-text hit, whose snippet the store makes (see
+// sqlitesearch's snippetMaxBytes).
+func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]SearchResult, []bool, error) {
 	rows, err := q.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
-	hits := []SearchResult{}
+	hits, long := []SearchResult{}, []bool{}
 	for rows.Next() {
 		var h SearchResult
 		var ts, started sqlnum.Real // as the store reads any row (package sqlnum)
 		var snippet sql.NullString
-		if err := rows.Scan(&h.ID, &h.SessionID, &h.Role, &snippet, &ts, &h.ToolName, &h.Source, &h.Model, &started); err != nil {
-			return nil, err
+		var longHit bool
+		if err := rows.Scan(&h.ID, &h.SessionID, &h.Role, &snippet, &longHit, &ts, &h.ToolName, &h.Source, &h.Model, &started); err != nil {
+			return nil, nil, err
 		}
 		if snippet.Valid {
 			h.Snippet = &snippet.String
 		}
 		h.Timestamp, h.SessionStarted = Timestamp(ts.Float64), Timestamp(started.Float64)
-		hits = append(hits, h)
+		hits, long = append(hits, h), append(long, longHit)
 	}
-	return hits, rows.Err()
+	return hits, long, rows.Err()
 }

@@ -13,13 +13,16 @@ import (
 func handWrittenSQL(t *testing.T) map[string]string {
 	t.Helper()
 	stmts := map[string]string{
-		"exportOrderSQL": exportOrderSQL,
+		"exportOrderSQL":        exportOrderSQL,
+		"searchIndexPresentSQL": searchIndexPresentSQL,
+		"wordIndexEmptySQL":     wordIndexEmptySQL,
+		"trigramIndexEmptySQL":  trigramIndexEmptySQL,
 	}
 	for _, st := range sqlitesearch.All() {
 		stmts["sqlitesearch "+st.Name()] = st.SQL()
 	}
-	if len(stmts) != 5 {
-		t.Fatalf("%d hand-written statements, want 5: %v", len(stmts), stmts)
+	if len(stmts) != 8 {
+		t.Fatalf("%d hand-written statements, want 8: %v", len(stmts), stmts)
 	}
 	return stmts
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
-	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/mattn/go-sqlite3"
 )
@@ -206,7 +205,9 @@ func foundSession(r db.Session, err error, format string, args ...any) (*Session
 
 // ResolveSessionID returns the id of the session named by an exact id or by
 // a unique prefix of one. The prefix is matched literally (its % and _ are
-// not wildcards) and, like SQLite's LIKE, ASCII case-insensitively.
+// not wildcards) and, like SQLite's LIKE, ASCII case-insensitively. A
+// prefix whose LIKE pattern would pass SQLite's limit (maxLikePattern,
+// some 50,000 bytes) names only the session with exactly that id.
 //
 // It returns ErrNotFound when nothing matches, an *AmbiguousError (matching
 // ErrAmbiguous, not ErrNotFound) listing the candidates when several
@@ -216,7 +217,11 @@ func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string
 		if ok, err := s.q.SessionExists(ctx, q, idOrPrefix); err != nil || ok {
 			return idOrPrefix, err
 		}
-		ids, err := s.q.SessionResolvePrefix(ctx, q, fts.EscapeLike(idOrPrefix)+"%")
+		pattern := likePrefix(idOrPrefix, "%")
+		if pattern == nil {
+			return "", fmt.Errorf("store: session prefix of %d bytes: %w", len(idOrPrefix), ErrNotFound)
+		}
+		ids, err := s.q.SessionResolvePrefix(ctx, q, *pattern)
 		switch {
 		case err != nil:
 			return "", err

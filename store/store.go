@@ -125,7 +125,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s.r = r
-	return s, nil
+	return s.checkSearchIndexes(ctx)
 }
 
 // checkNewer looks at the version of an existing file before anything can
@@ -173,7 +173,7 @@ func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, er
 		return nil, olderSchemaError(s.path, v)
 	}
 	s.r = r
-	return s, nil
+	return s.checkSearchIndexes(ctx)
 }
 
 // writer returns the writer connection, or ErrReadOnly for a store opened

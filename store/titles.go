@@ -90,13 +90,14 @@ func (s *Store) SessionByTitle(ctx context.Context, title string) (*Session, err
 // recently started numbered variant ("title #2", "title #3", …) when one
 // exists, else the session with exactly that title. As in the original, the
 // variant match is SQLite LIKE: ASCII case-insensitive, and any suffix after
-// " #" counts ("title #abc"); the title's own % and _ are literal.
+// " #" counts ("title #abc"); the title's own % and _ are literal. A title
+// too long for a LIKE pattern (maxLikePattern) has no variants.
 //
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) ResolveSessionByTitle(ctx context.Context, title string) (string, error) {
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
-		pattern := fts.EscapeLike(title) + " #%"
-		id, err := s.q.SessionLatestTitleVariant(ctx, q, &pattern)
+		// A NULL pattern matches nothing: no variant, so the exact title.
+		id, err := s.q.SessionLatestTitleVariant(ctx, q, likePrefix(title, " #%"))
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return id, err
 		}
@@ -133,7 +134,7 @@ func (s *Store) NextTitleInLineage(ctx context.Context, baseTitle string) (strin
 // q's transaction.
 func (s *Store) nextTitle(ctx context.Context, q db.DBTX, base string) (string, error) {
 	titles, err := s.q.SessionLineageTitles(ctx, q, db.SessionLineageTitlesParams{
-		Base: &base, Pattern: new(fts.EscapeLike(base) + " #%"),
+		Base: &base, Pattern: likePrefix(base, " #%"), // NULL (no variants) when too long
 	})
 	if err != nil || len(titles) == 0 {
 		return base, err
@@ -149,6 +150,24 @@ func (s *Store) nextTitle(ctx context.Context, q db.DBTX, base string) (string, 
 		}
 	}
 	return fmt.Sprintf("%s #%s", base, highest.Add(highest, big.NewInt(1))), nil
+}
+
+// maxLikePattern is SQLite's SQLITE_MAX_LIKE_PATTERN_LENGTH (its default,
+// which the bundled library keeps): a longer LIKE pattern fails the whole
+// statement with "LIKE or GLOB pattern too complex", an SQLITE_ERROR no
+// code tells from any other.
+const maxLikePattern = 50_000
+
+// likePrefix is the LIKE pattern for text matched literally followed by
+// suffix (a LIKE pattern itself), or nil when the pattern would pass
+// maxLikePattern bytes: no stored id or title that long is looked up by a
+// pattern (an exact id or title is still found by =).
+func likePrefix(text, suffix string) *string {
+	p := fts.EscapeLike(text) + suffix
+	if len(p) > maxLikePattern {
+		return nil
+	}
+	return &p
 }
 
 // lineageBase is title without a trailing " #n".

@@ -171,6 +171,32 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("sessions --json doctor (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("EmptySearchIndex", func(t *testing.T) {
+		t.Parallel()
+		// The original's concurrent migration can leave an index that
+		// exists but is empty: doctor names it, and search says so instead
+		// of finding nothing.
+		path := fixtureCopy(t)
+		damage(t, path, "DELETE FROM messages_fts")
+		r := runSessions(t, nil, "-db", path, "doctor")
+		want := result{code: 1, stdout: text(
+			"schema version        11",
+			sqliteLine(),
+			"integrity_check       ok",
+			"messages_fts          empty: 10 messages missing from the index",
+			"messages_fts_trigram  ok",
+			"counters              ok",
+			"orphan messages       0",
+			"wal size              0 bytes",
+			"problems:",
+			"  messages_fts: empty: 10 messages missing from the index"),
+			stderr: "sessions: doctor: 1 problem found\n"}
+		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("sessions doctor (-want +got):\n%s", diff)
+		}
+		failure(t, 1, []string{`sessions: store: search "docker": messages_fts: database is damaged: the search index is empty while messages has rows ` +
+			`(rebuild it: sessions doctor --fix-fts, or Store.RebuildSearchIndex)`}, "-db", path, "search", "docker")
+	})
 	t.Run("OlderSchema", func(t *testing.T) {
 		t.Parallel()
 		// A file the original wrote at schema version 9: a read-only store

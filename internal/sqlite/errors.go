@@ -3,6 +3,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -43,7 +44,9 @@ var (
 	ErrForeignWAL = fmt.Errorf("%w: its -wal file belongs to another database", ErrCorrupt)
 
 	// ErrDiskFull reports a write refused because the disk, or the database's
-	// page limit, is full (SQLITE_FULL). The transaction was rolled back.
+	// page limit, is full (SQLITE_FULL), or an I/O error a full disk caused
+	// (see [IsDiskFull]), such as an open that could not create the -shm
+	// file. The transaction was rolled back.
 	ErrDiskFull = errors.New("database or disk is full")
 
 	// ErrNotWAL reports a database that could not be switched to WAL mode, for
@@ -69,6 +72,28 @@ func IsBusy(err error) bool {
 	return ok && (code == sqlite3.ErrBusy || code == sqlite3.ErrLocked)
 }
 
+// IsDiskFull reports whether err is a SQLite failure a full disk caused:
+// SQLITE_FULL; an SQLITE_IOERR of any extended code whose system errno the
+// driver reports as ENOSPC or EDQUOT (a write, an fsync, a truncate, the
+// -shm file's growth); or SQLITE_IOERR_SHMSIZE, growing the -shm file,
+// when no errno came with it (SQLite documents a full volume as its
+// cause). SQLite's plain "disk I/O error" says none of this in its text.
+func IsDiskFull(err error) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch {
+	case se.Code == sqlite3.ErrFull:
+		return true
+	case se.Code != sqlite3.ErrIoErr:
+		return false
+	case se.SystemErrno == syscall.ENOSPC || se.SystemErrno == syscall.EDQUOT:
+		return true
+	}
+	return se.SystemErrno == 0 && se.ExtendedCode == sqlite3.ErrIoErrSHMSize
+}
+
 // Classify wraps err with the sentinel its SQLite code maps to, so callers can
 // test it with errors.Is and still read the driver's message. Errors without a
 // mapped code are returned unchanged; nil stays nil.
@@ -89,7 +114,10 @@ func Classify(err error) error {
 		sentinel = ErrCantOpen
 	case sqlite3.ErrCorrupt:
 		sentinel = ErrCorrupt
-	case sqlite3.ErrFull:
+	case sqlite3.ErrFull, sqlite3.ErrIoErr:
+		if !IsDiskFull(err) {
+			return err
+		}
 		sentinel = ErrDiskFull
 	default:
 		return err

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"github.com/mattn/go-sqlite3"
@@ -24,6 +25,15 @@ func TestClassify(t *testing.T) {
 		{"CantOpen", sqlite3.Error{Code: sqlite3.ErrCantOpen}, ErrCantOpen},
 		{"WrappedNotADB", fmt.Errorf("open: %w", sqlite3.Error{Code: sqlite3.ErrNotADB}), ErrNotDatabase},
 		{"Constraint", sqlite3.Error{Code: sqlite3.ErrConstraint}, nil},
+		// A full disk, by extended code and the errno the driver reports.
+		{"Full", sqlite3.Error{Code: sqlite3.ErrFull}, ErrDiskFull},
+		{"ShmSizeENOSPC", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrSHMSize, SystemErrno: syscall.ENOSPC}, ErrDiskFull},
+		{"ShmSizeNoErrno", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrSHMSize}, ErrDiskFull},
+		{"WriteENOSPC", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrWrite, SystemErrno: syscall.ENOSPC}, ErrDiskFull},
+		{"FsyncEDQUOT", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrFsync, SystemErrno: syscall.EDQUOT}, ErrDiskFull},
+		{"ShmSizeEIO", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrSHMSize, SystemErrno: syscall.EIO}, nil},
+		{"WriteNoErrno", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrWrite}, nil},
+		{"ReadEIO", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrRead, SystemErrno: syscall.EIO}, nil},
 		{"NotSQLite", plain, nil},
 	}
 	for _, tt := range tests {

@@ -162,6 +162,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := CheckWAL(ctx, path); err != nil {
 		return nil, err
 	}
+	before := sideFilesOf(path)
 	db := sql.OpenDB(connector{dsn: writerDSN(uri, c), driver: writerDriver})
 	// One writer connection per store: SQLite admits one writer at a time
 	// anyway, and BEGIN IMMEDIATE/COMMIT must run on the same connection.
@@ -171,6 +172,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	db.SetConnMaxIdleTime(0)
 	if err := setup(ctx, db, c.Retry, true); err != nil {
 		db.Close()
+		before.removeCreated()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return db, nil
@@ -195,11 +197,13 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 	if err != nil {
 		return nil, err
 	}
+	before := sideFilesOf(path)
 	db := sql.OpenDB(connector{dsn: readerDSN(uri, c), driver: readerDriver})
 	db.SetMaxOpenConns(max(maxConns, 1))
 	db.SetMaxIdleConns(max(maxConns, 1))
 	if err := setup(ctx, db, c.Retry, false); err != nil {
 		db.Close()
+		before.removeCreated()
 		return nil, fmt.Errorf("open %s read-only: %w", path, err)
 	}
 	return db, nil
@@ -289,8 +293,18 @@ func setup(ctx context.Context, db *sql.DB, r Retry, writer bool) error {
 	if writer && mode != "wal" {
 		return fmt.Errorf("%w: journal_mode is %q", ErrNotWAL, mode)
 	}
+	// A first read transaction opens the WAL index (the -shm file), which
+	// the pragmas do not: a disk too full to grow it fails the open here,
+	// as ErrDiskFull, instead of the first query after it.
+	var tables int64
+	if err := db.QueryRowContext(ctx, firstReadSQL).Scan(&tables); err != nil {
+		return Classify(err)
+	}
 	return nil
 }
+
+// firstReadSQL is setup's first read: the schema's size, a few pages.
+const firstReadSQL = "SELECT COUNT(*) FROM sqlite_schema"
 
 // notADirectory reports a directory at path as ErrCantOpen. SQLite opens a
 // directory read-only without complaint and only fails at the first read,

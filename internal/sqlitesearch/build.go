@@ -57,8 +57,9 @@ const (
 
 // names and texts are each kind's name and SQL text.
 var (
-	names = [...]string{noStatement: "", unicode61: "unicode61", trigram: "trigram", like: "like", likeGroups: "like-groups"}
-	texts = [...]string{noStatement: "", unicode61: searchUnicode61SQL, trigram: searchTrigramSQL, like: searchLikeSQL, likeGroups: searchLikeGroupsSQL}
+	names   = [...]string{noStatement: "", unicode61: "unicode61", trigram: "trigram", like: "like", likeGroups: "like-groups"}
+	indexes = [...]string{noStatement: "", unicode61: "messages_fts", trigram: "messages_fts_trigram", like: "", likeGroups: ""}
+	texts   = [...]string{noStatement: "", unicode61: searchUnicode61SQL, trigram: searchTrigramSQL, like: searchLikeSQL, likeGroups: searchLikeGroupsSQL}
 )
 
 // Statement is one search statement and its arguments, ready to run. The
@@ -77,6 +78,11 @@ func (s Statement) Name() string { return names[s.kind] }
 // SQL returns the statement's text, built from constants only: the same
 // text for every plan of its kind.
 func (s Statement) SQL() string { return texts[s.kind] }
+
+// Index returns the full-text index the statement searches
+// ("messages_fts", "messages_fts_trigram"), or "" for the LIKE scans: the
+// table whose emptiness explains a search that found nothing.
+func (s Statement) Index() string { return indexes[s.kind] }
 
 // Named returns the arguments as sql.NamedArg values, one for each
 // parameter the statement names and no other, for QueryContext.

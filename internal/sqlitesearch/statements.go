@@ -36,17 +36,43 @@ const searchFilters = `
       AND (@exclude_sources IS NULL OR s.source NOT IN (SELECT value FROM json_each(@exclude_sources)))
       AND (@roles IS NULL OR m.role IN (SELECT value FROM json_each(@roles)))`
 
-// searchColumns are a hit's result columns after the snippet.
+// searchColumns are a hit's result columns after the snippet and
+// long_hit.
 const searchColumns = `m.timestamp, m.tool_name, s.source, s.model, s.started_at`
+
+// snippet is the original's snippet of the indexed text: >>> <<< around
+// matches, "..." where cut, at most 40 tokens.
+func snippet(table string) string {
+	return `snippet(` + table + `, 0, '>>>', '<<<', '...', 40)`
+}
+
+// FTS5's snippet() runs inside one virtual-machine instruction, which the
+// interrupt a deadline sends cannot stop, and it is quadratic in the
+// matches inside the document (each scored against every other and against
+// the sentence starts before it): a 1 MB message with a common word takes
+// 2 s, 2 MB 9 s, 10 MB minutes. highlight() is no way out: it copies its
+// whole output for every match (0.5 s for 1 MB, 2 s for 2 MB). So the
+// ranked statement computes snippet() only for hits whose indexed text has
+// at most snippetMaxBytes bytes (octet_length reads no text), where even
+// text made of nothing but matches costs seconds, not minutes, and common
+// words milliseconds; for a longer hit it says so (long_hit), and the store
+// makes the snippet itself (search_snippet.go).
+const (
+	snippetMaxBytes = "32768"
+	indexedBytes    = `(COALESCE(octet_length(m.content), 0) + COALESCE(octet_length(m.tool_name), 0) + COALESCE(octet_length(m.tool_calls), 0) + 2)`
+)
 
 // rankedSearchSQL is the original's FTS5 statement over table
 // (messages_fts or messages_fts_trigram) without its m.content column: hits
 // ranked by bm25 (ORDER BY rank), best first, each with SQLite's snippet of
-// the indexed text (>>> <<< markers, "..." ellipses, 40 tokens).
+// the indexed text (>>> <<< markers, "..." ellipses, 40 tokens), or, for a
+// long one, its highlight (see snippetMaxBytes).
 func rankedSearchSQL(table string) string {
 	return `
 SELECT m.id, m.session_id, m.role,
-    snippet(` + table + `, 0, '>>>', '<<<', '...', 40), ` + searchColumns + `
+    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
+    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
+    ` + searchColumns + `
 FROM ` + table + `
 JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
@@ -75,7 +101,7 @@ WITH hits AS (
     LIMIT @limit OFFSET @offset
 )
 SELECT m.id, m.session_id, m.role,
-    substr(m.content, max(1, instr(m.content, @anchor) - 40), 120), ` + searchColumns + `
+    substr(m.content, max(1, instr(m.content, @anchor) - 40), 120), 0 AS long_hit, ` + searchColumns + `
 FROM hits
 JOIN messages m ON m.id = hits.id
 JOIN sessions s ON s.id = m.session_id

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,16 @@ func TestBadValueOutputs(t *testing.T) {
 	}
 	if got := string(line["input_tokens"]) + " " + string(line["actual_cost_usd"]); got != "1234.5 1e999" {
 		t.Errorf("export: input_tokens and actual_cost_usd = %s, want 1234.5 1e999", got)
+	}
+}
+
+// TestLongSessionReference: an id, prefix or title longer than SQLite's
+// LIKE pattern limit (50,000 bytes) names no session, as any unknown
+// reference does, instead of failing in SQLite.
+func TestLongSessionReference(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("20250301_", 6000)
+	for _, command := range []string{"show", "lineage", "export"} {
+		failure(t, 1, []string{fmt.Sprintf("sessions: no session has the id, id prefix or title %q", long)}, "-db", fixturePath, command, long)
 	}
 }
