@@ -188,6 +188,7 @@ func TestDoctor(t *testing.T) {
 			"counters              ok",
 			"orphan messages       0",
 			"wal size              0 bytes",
+			"stale temp files      0",
 			"problems:",
 			"  messages_fts: empty: 10 messages missing from the index"),
 			stderr: "sessions: doctor: 1 problem found\n"}
