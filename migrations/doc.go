@@ -80,4 +80,12 @@
 //     regenerates db/.
 //  3. Record golden layouts with the new original (testdata/README.md) and
 //     run make verify and make test.
+//
+// # What it must not do
+//
+// It must not hold the store's rules or read and write sessions and
+// messages beyond what a version's own step moves; it never downgrades a
+// file (a file above [Latest] is refused, up or down), never writes outside
+// the one session transaction, and never creates a database file or a
+// directory itself: its caller opens the file (internal/sqlite).
 package migrations

@@ -7,6 +7,9 @@
 // never edited by hand; a test fails when it drifts from the migrations. sqlc
 // compiles the queries against it. (The migrations reconcile live files
 // against their own v11 DDL, which this file equals.)
+//
+// Nothing reads it to build a database: the migrations do that, from their
+// own files; this is their dump, for sqlc and the drift test.
 package schema
 
 import _ "embed"

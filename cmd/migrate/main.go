@@ -31,6 +31,9 @@
 // so and exits 0 (a rolled-back deploy does not fail), up-to, down, down-to
 // and redo fail, status and version report it.
 //
+// It links the migrations and internal/sqlite, never the store's API or its
+// generated queries (a test checks), and holds no SQL of its own.
+//
 // -version prints the build, the linked SQLite and the schema version.
 // Exit status: 0 on success, 1 on failure (one line on standard error), 2 on
 // a usage error (the message, then the short usage). Build with

@@ -34,6 +34,10 @@
 // whole or not at all, and replace an existing regular file only with
 // --force.
 //
+// It works through the store's API alone: it has no SQL of its own and
+// never opens the database by other means (internal/publish writes its
+// output files, internal/cli holds what it shares with cmd/migrate).
+//
 // Output is quiet: results only, times in the local zone. --json prints the
 // original SessionDB's key names and value types (one JSON document; export
 // always writes JSON Lines), so a script written against the Python original

@@ -9,6 +9,9 @@
 // that exists, so a typo never becomes a new database somewhere else; and a
 // URL (postgres://host/db) is refused, since this build has no backend for
 // one.
+//
+// It must not open or create a database file, nor import any package of
+// ours; it only names paths and creates the default location's directories.
 package dbpath
 
 import (

@@ -1,6 +1,10 @@
 // Package dbtest holds what the test suites of several packages share:
 // reading query results into Go values, and building databases from the
 // module's testdata. Only _test.go files import it.
+//
+// It must not import any package of ours (every package's tests use it, so
+// it would become a cycle) and must not hold a test's assertions: only
+// helpers that more than one package would otherwise write again, each once.
 package dbtest
 
 import (

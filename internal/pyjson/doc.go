@@ -25,4 +25,8 @@
 // Escapes in the input are decoded and re-escaped the way Python would: \u0041 becomes A,
 // \u000a becomes \n, \/ becomes /, and a \uXXXX escape of a lone surrogate is kept as a
 // lowercase \udxxx escape, exactly as Python round-trips it.
+//
+// It must not decide what a column holds or whether a value is allowed there
+// (that is the store's rule); it only turns valid JSON into Python's text of
+// it, and it never touches a database.
 package pyjson

@@ -13,4 +13,7 @@
 // yields: it is never whitespace, it counts as one code point, and SanitizeTitle writes it out
 // as U+FFFD (its result is always valid UTF-8). Strip, Truncate and SanitizeContext copy such
 // bytes through unchanged where they keep them.
+//
+// It holds Python's string rules only: it must not decide what the store
+// accepts (the store calls it), and it never touches a database.
 package pytext

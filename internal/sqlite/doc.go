@@ -23,4 +23,8 @@
 // package: closing any descriptor on the database inside a process that holds
 // SQLite locks on it silently drops those locks (sqlite.org/howtocorrupt §2.2).
 // Files are inspected with os.Stat and changed with os.Chmod, by path.
+//
+// It must not know the schema or the store's rules: what a file holds,
+// which version it is at and what may be written into it are decided by
+// package migrations and the store.
 package sqlite

@@ -3,6 +3,9 @@
 // `make generate`; it needs -tags sqlite_fts5.
 //
 //	go run -tags sqlite_fts5 ./internal/cmd/schemadump -o schema/schema.sql
+//
+// It builds its database in memory and writes only the dump: it never opens
+// a state database.
 package main
 
 import (
