@@ -12,8 +12,8 @@ SQLC  := go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-build: ## build cmd/migrate and cmd/sessions into bin/ (the commit is stamped from the checkout)
-	go build -tags $(TAGS) -o bin/ ./cmd/migrate ./cmd/sessions
+build: ## build cmd/migrate and cmd/sessions into bin/ (-buildvcs=auto: the commit is stamped from a checkout even where GOFLAGS turns it off)
+	go build -buildvcs=auto -tags $(TAGS) -o bin/ ./cmd/migrate ./cmd/sessions
 
 generate: ## regenerate schema/schema.sql from the migrations, then db/ with sqlc
 	go run -tags $(TAGS) ./internal/cmd/schemadump -o schema/schema.sql
