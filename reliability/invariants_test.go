@@ -20,13 +20,7 @@ import (
 // here, as in any other program that opens it next.
 func openPlain(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	d, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.SetMaxOpenConns(1)
-	t.Cleanup(func() { d.Close() })
-	return d
+	return dbtest.Plain(t, path)
 }
 
 // ftsTables are the FTS5 indexes of v11. The statements below are built

@@ -64,21 +64,23 @@ const vacuumIntoSQL = "VACUUM INTO ?"
 // It returns an error matching ErrExists (path exists, or names the
 // database's own file, or, forced, has a -wal or -journal beside it),
 // ErrNotRegular, ErrNoDirectory, ctx's error, a filesystem error,
-// ErrDiskFull or ErrClosed.
-func (s *Store) Backup(ctx context.Context, path string, opts BackupOptions) error {
+// ErrDiskFull or ErrClosed. Every error reads "store: backup: …" and names
+// the file it concerns.
+func (s *Store) Backup(ctx context.Context, path string, opts BackupOptions) (err error) {
+	defer wrap(&err, "backup")
 	if s.ownFile(path) {
-		return fmt.Errorf("store: backup to %s: the database's own file: %w", path, ErrExists)
+		return fmt.Errorf("%s %w: it is the database's own file", path, ErrExists)
 	}
 	if err := noSideFiles(path, opts.Force); err != nil {
-		return fmt.Errorf("store: backup to %s: %w", path, err)
+		return err
 	}
-	pages, err := s.Pages(ctx)
+	pages, err := s.pages(ctx)
 	if err != nil {
-		return fmt.Errorf("store: backup: %w", err)
+		return err
 	}
 	f, err := publish.Create(path, opts.Force)
 	if err != nil {
-		return fmt.Errorf("store: backup: %w", err)
+		return err
 	}
 	defer f.Discard()
 	stop := reportProgress(f, pages.UsedBytes(), opts.Progress)
@@ -87,10 +89,7 @@ func (s *Store) Backup(ctx context.Context, path string, opts BackupOptions) err
 	if err != nil {
 		return err
 	}
-	if err := f.Commit(ctx); err != nil {
-		return fmt.Errorf("store: backup: %w", err)
-	}
-	return nil
+	return f.Commit(ctx)
 }
 
 // reportProgress calls progress with f's size against total every
@@ -140,7 +139,7 @@ func noSideFiles(path string, force bool) error {
 	}
 	for _, suffix := range []string{"-wal", "-journal"} {
 		if _, err := os.Lstat(path + suffix); err == nil {
-			return fmt.Errorf("%s%s exists: the file is a database in use or not closed cleanly, never replaced: %w", path, suffix, ErrExists)
+			return fmt.Errorf("%s%s %w: the file at the backup path is a database in use or not closed cleanly, never replaced", path, suffix, ErrExists)
 		}
 	}
 	return nil
@@ -154,9 +153,9 @@ func (s *Store) vacuumInto(ctx context.Context, target string) error {
 	defer s.release()
 	if _, err := s.r.ExecContext(ctx, vacuumIntoSQL, target); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("store: backup: %w", ctx.Err())
+			return ctx.Err()
 		}
-		return fmt.Errorf("store: backup: %w", sqlite.Classify(err))
+		return sqlite.Classify(err)
 	}
 	return nil
 }

@@ -292,7 +292,7 @@ func TestBackupForce(t *testing.T) {
 		for path, side := range map[string]string{open: open + "-wal", journaled: journaled + "-journal"} {
 			before := dbtest.FileHash(t, path)
 			err := s.Backup(t.Context(), path, force)
-			if want := "store: backup to " + path + ": " + side + " exists: the file is a database in use or not closed cleanly, never replaced: already exists"; !errors.Is(err, ErrExists) || err.Error() != want {
+			if want := "store: backup: " + side + " already exists: the file at the backup path is a database in use or not closed cleanly, never replaced"; !errors.Is(err, ErrExists) || err.Error() != want {
 				t.Errorf("forced Backup onto %s: %v, want %q", path, err, want)
 			}
 			if dbtest.FileHash(t, path) != before {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -65,7 +66,8 @@ type CheckpointResult struct {
 // the writer connection (waiting for a write in progress to finish). It
 // returns the checkpoint's outcome, ErrClosed after Close, or the SQLite
 // error.
-func (s *Store) Checkpoint(ctx context.Context, mode CheckpointMode) (CheckpointResult, error) {
+func (s *Store) Checkpoint(ctx context.Context, mode CheckpointMode) (_ CheckpointResult, err error) {
+	defer wrap(&err, "checkpoint "+mode.String())
 	if err := s.acquire(); err != nil {
 		return CheckpointResult{}, err
 	}
@@ -73,10 +75,14 @@ func (s *Store) Checkpoint(ctx context.Context, mode CheckpointMode) (Checkpoint
 	return s.checkpoint(ctx, mode)
 }
 
+// errUnknownMode is Checkpoint's error for a mode that is none of the four.
+var errUnknownMode = errors.New("unknown checkpoint mode")
+
+// checkpoint is Checkpoint inside a call (acquired).
 func (s *Store) checkpoint(ctx context.Context, mode CheckpointMode) (CheckpointResult, error) {
 	stmt, ok := checkpointSQL[mode]
 	if !ok {
-		return CheckpointResult{}, fmt.Errorf("store: unknown checkpoint mode %d", int(mode))
+		return CheckpointResult{}, errUnknownMode
 	}
 	var res CheckpointResult
 	w, err := s.writer()
@@ -85,7 +91,7 @@ func (s *Store) checkpoint(ctx context.Context, mode CheckpointMode) (Checkpoint
 	}
 	err = w.QueryRowContext(ctx, stmt).Scan(&res.Busy, &res.LogFrames, &res.CheckpointedFrames)
 	if err != nil {
-		return res, fmt.Errorf("store: checkpoint %s: %w", mode, sqlite.Classify(err))
+		return res, sqlite.Classify(err)
 	}
 	if res.LogFrames > 0 {
 		s.log.DebugContext(ctx, "wal checkpoint", slog.String("mode", mode.String()),

@@ -62,7 +62,8 @@ func (m ConversationMessage) NewMessage() NewMessage {
 // finish_reason and token_count are not part of a replay.
 //
 // It returns ErrClosed.
-func (s *Store) Conversation(ctx context.Context, id string, includeAncestors bool) ([]ConversationMessage, error) {
+func (s *Store) Conversation(ctx context.Context, id string, includeAncestors bool) (_ []ConversationMessage, err error) {
+	defer wrapOn(&err, "conversation of", id)
 	p := db.MessageConversationParams{SessionID: id}
 	if includeAncestors {
 		p.IncludeAncestors = 1

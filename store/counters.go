@@ -16,7 +16,7 @@ import (
 // message_count or tool_call_count). SQLite would store the sum as a REAL,
 // which the original then reads as a float; the store refuses the write
 // instead, and the database is unchanged.
-var ErrCounterOverflow = errors.New("store: counter would overflow int64")
+var ErrCounterOverflow = errors.New("counter would overflow int64")
 
 // counterAdd is one addition a write makes to a stored counter.
 type counterAdd struct {

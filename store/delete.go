@@ -20,15 +20,16 @@ import (
 // <id>.json, <id>.jsonl and request_dump_<id>_*.json (failures ignored).
 //
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
-func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) error {
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) (err error) {
+	defer wrapOn(&err, "delete session", id)
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
 		return s.deleteSession(ctx, tx, id)
 	})
 	if err != nil {
-		return fmt.Errorf("store: delete session %q: %w", id, err)
+		return err
 	}
 	removeSessionFiles(sessionsDir, id)
 	return nil
@@ -42,12 +43,13 @@ func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) error
 //
 // It returns ErrSessionNotFound (naming the first missing id), ErrBusy or
 // ErrClosed.
-func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir string) error {
+func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir string) (err error) {
+	defer wrap(&err, "delete sessions")
 	ids = unique(ids)
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		for _, id := range ids {
 			if err := s.mustExist(ctx, tx, id); err != nil {
-				return fmt.Errorf("session %q: %w", id, err)
+				return fmt.Errorf("session %s: %w", quote(id), err)
 			}
 			if err := s.deleteSession(ctx, tx, id); err != nil {
 				return err
@@ -56,7 +58,7 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir st
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: delete sessions: %w", err)
+		return err
 	}
 	for _, id := range ids {
 		removeSessionFiles(sessionsDir, id)
@@ -137,15 +139,26 @@ func (o PruneOptions) cutoff(now float64) float64 {
 // one snapshot, and changes nothing.
 //
 // It returns ErrBusy or ErrClosed.
-func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, error) {
+func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (_ int, err error) {
+	defer wrap(&err, opts.op())
+	return s.pruneSessions(ctx, opts)
+}
+
+// op names the prune opts describe in an error.
+func (o PruneOptions) op() string {
+	if o.DryRun {
+		return "prune sessions (dry run)"
+	}
+	return "prune sessions"
+}
+
+// pruneSessions is PruneSessions.
+func (s *Store) pruneSessions(ctx context.Context, opts PruneOptions) (int, error) {
 	if opts.DryRun {
 		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
 			return s.pruneCandidates(ctx, q, opts)
 		})
-		if err != nil {
-			return 0, fmt.Errorf("store: prune sessions (dry run): %w", err)
-		}
-		return len(ids), nil
+		return len(ids), err
 	}
 	var ids []string
 	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
@@ -162,7 +175,7 @@ func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: prune sessions: %w", err)
+		return 0, err
 	}
 	for _, id := range ids {
 		removeSessionFiles(opts.SessionsDir, id)
@@ -174,16 +187,16 @@ func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 // delete now, oldest first, read in one snapshot; it changes nothing.
 //
 // It returns ErrClosed.
-func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) ([]Session, error) {
-	out, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
+func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) (_ []Session, err error) {
+	defer wrap(&err, "list prune candidates")
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
 		ids, err := s.pruneCandidates(ctx, q, opts)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]Session, 0, len(ids))
 		for _, id := range ids {
-			r, err := s.q.SessionGet(ctx, q, id)
-			sess, err := foundSession(r, err, "session %q", id)
+			sess, err := foundSession(s.q.SessionGet(ctx, q, id))
 			if err != nil {
 				return nil, err
 			}
@@ -191,10 +204,6 @@ func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) ([]Sessi
 		}
 		return out, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: prune candidates: %w", err)
-	}
-	return out, nil
 }
 
 // pruneCandidates lists the ids of the sessions opts selects, oldest

@@ -90,7 +90,7 @@ func TestDeleteSessions(t *testing.T) {
 		s, _ := openStore(t, quick(nil))
 		fillPruneFixture(t, s)
 		err := s.DeleteSessions(t.Context(), []string{"a", "nope", "b"}, "")
-		if !errors.Is(err, ErrSessionNotFound) || err.Error() != `store: delete sessions: session "nope": store: not found: no such session` {
+		if !errors.Is(err, ErrSessionNotFound) || err.Error() != `store: delete sessions: session "nope": no such session` {
 			t.Errorf("DeleteSessions with a missing id: %v, want ErrSessionNotFound naming it", err)
 		}
 		if diff := cmp.Diff([]string{"a", "b", "c", "d"}, remaining(t, s)); diff != "" {

@@ -80,21 +80,42 @@
 //
 // # Errors
 //
+// One rule: every exported function and method wraps its error once, at
+// its boundary, as "store: OPERATION[ SUBJECT]: " followed by what went
+// wrong, so a message names the package and the operation exactly once:
+//
+//	store: append message to "nope": no such session
+//	store: get session "x": not found
+//	store: create session "s\xff": id: text is not valid UTF-8
+//	store: open /data/state.db: database schema is newer than this build: …
+//
+// The subject (an id, title, key or query) is quoted, cut after 64 code
+// points; a path is not quoted. The sentinels carry no prefix and name no
+// operation ("not found", "closed"), and neither do the helpers below the
+// boundary, which add only what the operation does not say ("message 3: ",
+// "line 12: ", `session "x": `); no exported method returns another's
+// error. Reads are wrapped as writes are, including the read helper's own
+// failures (a closed store, BEGIN, a cancelled context). A validation
+// failure names its field after the operation. The driver's error stays
+// wrapped inside, classified by SQLite's result codes in internal/sqlite,
+// never by message text (the store does not import the driver).
+//
 // Failures match the sentinels in errors.go with errors.Is: [ErrNotFound]
-// (and [ErrSessionNotFound], [ErrParentNotFound], which match it),
-// [ErrAmbiguous] (an [*AmbiguousError] listing the candidates; it does not
-// match ErrNotFound), [ErrTitleInUse], [ErrTitleTooLong], [ErrInvalidJSON],
-// [ErrInvalidText], [ErrInvalidImport], [ErrExists] (and
-// [ErrSessionExists]), [ErrCounterOverflow], [ErrNotRegular],
-// [ErrNoDirectory], [ErrBusy], [ErrDiskFull], [ErrReadOnly], [ErrCorrupt]
-// (and [ErrSearchIndexEmpty]), [ErrClosed], and at Open [ErrNoDirectory],
-// [ErrURL], [ErrNewerSchema], [ErrOlderSchema], [ErrNotDatabase],
-// [ErrCantOpen], [ErrReadOnly], [ErrForeignWAL], [ErrDiskFull],
+// (and [ErrSessionNotFound], [ErrParentNotFound], which match it without
+// repeating its text), [ErrAmbiguous] (an [*AmbiguousError] listing the
+// candidates; it does not match ErrNotFound), [ErrTitleInUse] (a
+// [*TitleInUseError]), [ErrTitleTooLong], [ErrInvalidJSON],
+// [ErrInvalidText], [ErrInvalidImport] (an [*ImportError] naming the line),
+// [ErrExists] (and [ErrSessionExists]), [ErrCounterOverflow],
+// [ErrQueryTooLong], [ErrNotRegular], [ErrNoDirectory], [ErrBusy],
+// [ErrDiskFull], [ErrReadOnly], [ErrCorrupt] (and [ErrSearchIndexEmpty]),
+// [ErrClosed], and at Open [ErrNoDirectory], [ErrURL], [ErrNewerSchema],
+// [ErrOlderSchema], [ErrNotDatabase], [ErrCantOpen], [ErrReadOnly],
+// [ErrForeignWAL] (which matches ErrCorrupt), [ErrDiskFull],
 // [ErrSearchIndexEmpty] (an empty search index it could not rebuild),
 // [ErrNoFTS5], [ErrSQLiteVersion], [ErrNotWAL]. A search returns its
-// context's error as soon as the context ends. The driver's error stays
-// wrapped inside. A failed write
-// leaves the database exactly as it was.
+// context's error as soon as the context ends. A failed write leaves the
+// database exactly as it was.
 //
 // # Changing the schema
 //

@@ -5,41 +5,44 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/internal/pytext"
+	"github.com/hermesstate/hermesstate/internal/sentinel"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
-// Errors returned by the store, matched with errors.Is. Each wraps the
-// underlying driver error, whose message stays readable.
+// Errors returned by the store, matched with errors.Is. Their texts name
+// neither the package nor an operation: the call that returns one wraps it
+// as "store: OPERATION: TEXT" (see the package doc's Errors section), and
+// keeps the driver's error, whose message stays readable, inside.
 var (
 	// ErrClosed is returned by every call on a Store after Close.
-	ErrClosed = errors.New("store: closed")
+	ErrClosed = errors.New("closed")
 
 	// ErrNotFound is returned when the thing asked for does not exist: a
 	// session by id, prefix or title, an export. ErrSessionNotFound and
 	// ErrParentNotFound match it too.
-	ErrNotFound = errors.New("store: not found")
+	ErrNotFound = errors.New("not found")
 
 	// ErrSessionNotFound is returned by a write that names a session that
 	// does not exist (appending a message, ending, titling, counting
 	// tokens). The database is unchanged. It matches ErrNotFound.
-	ErrSessionNotFound = fmt.Errorf("%w: no such session", ErrNotFound)
+	ErrSessionNotFound = sentinel.New("no such session", ErrNotFound)
 
 	// ErrParentNotFound is returned by CreateSession when ParentSessionID
 	// names no session (the original raises the foreign-key
 	// IntegrityError). Nothing is written. It matches ErrNotFound.
-	ErrParentNotFound = fmt.Errorf("%w: no such parent session", ErrNotFound)
+	ErrParentNotFound = sentinel.New("no such parent session", ErrNotFound)
 
 	// ErrAmbiguous is matched by the *AmbiguousError ResolveSessionID
 	// returns when a prefix matches more than one session. It does not
 	// match ErrNotFound (the original returns None for both): a caller that
 	// creates a session when none is found must not create one when
 	// several are.
-	ErrAmbiguous = errors.New("store: ambiguous session id prefix")
+	ErrAmbiguous = errors.New("ambiguous session id prefix")
 
 	// ErrTitleInUse is matched by the *TitleInUseError SetSessionTitle
 	// returns when another session already has the title.
-	ErrTitleInUse = errors.New("store: title already in use")
+	ErrTitleInUse = errors.New("title already in use")
 
 	// ErrTitleTooLong is returned when a title is longer than
 	// MaxTitleLength code points after sanitising; the message is the
@@ -105,16 +108,7 @@ var (
 
 // ErrSessionExists is returned by CreateSession for an id that exists
 // already; nothing was written. It matches ErrExists.
-var ErrSessionExists error = sessionExistsError{}
-
-// sessionExistsError is ErrSessionExists's type, so that it can match
-// ErrExists without ErrExists's message ("file already exists").
-type sessionExistsError struct{}
-
-func (sessionExistsError) Error() string { return "store: session already exists" }
-
-// Is makes errors.Is(err, ErrExists) true.
-func (sessionExistsError) Is(target error) bool { return target == ErrExists }
+var ErrSessionExists = sentinel.New("session already exists", ErrExists)
 
 // TitleInUseError is returned by SetSessionTitle when another session holds
 // the title. It matches ErrTitleInUse; its message is the original's.
@@ -148,14 +142,15 @@ type AmbiguousError struct {
 	More bool
 }
 
-// Error says how many sessions the prefix matches, e.g. "store: session
-// id prefix "2025" matches 3 sessions" ("21 or more" past the limit).
+// Error says how many sessions the prefix matches, e.g. "ambiguous
+// session id prefix: matches 3 sessions" ("21 or more" past the limit);
+// ResolveSessionID's error names the prefix before it.
 func (e *AmbiguousError) Error() string {
 	n := fmt.Sprint(len(e.Candidates))
 	if e.More {
 		n = fmt.Sprintf("%d or more", len(e.Candidates)+1)
 	}
-	return fmt.Sprintf("store: session id prefix %q matches %s sessions", e.Prefix, n)
+	return fmt.Sprintf("%v: matches %s sessions", ErrAmbiguous, n)
 }
 
 // Is makes errors.Is(err, ErrAmbiguous) true.

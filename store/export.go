@@ -26,10 +26,10 @@ type SessionExport struct {
 // returns them), read in one snapshot.
 //
 // It returns ErrNotFound or ErrClosed.
-func (s *Store) ExportSession(ctx context.Context, id string) (*SessionExport, error) {
+func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport, err error) {
+	defer wrapOn(&err, "export session", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*SessionExport, error) {
-		r, err := s.q.SessionGet(ctx, q, id)
-		sess, err := foundSession(r, err, "export %q", id)
+		sess, err := foundSession(s.q.SessionGet(ctx, q, id))
 		if err != nil {
 			return nil, err
 		}
@@ -51,9 +51,10 @@ func (s *Store) ExportSession(ctx context.Context, id string) (*SessionExport, e
 // for large stores use ExportJSONL.
 //
 // It returns ErrClosed.
-func (s *Store) ExportAll(ctx context.Context, source string) ([]SessionExport, error) {
+func (s *Store) ExportAll(ctx context.Context, source string) (_ []SessionExport, err error) {
+	defer wrap(&err, "export all")
 	out := []SessionExport{}
-	err := s.eachExport(ctx, source, func(e SessionExport) error {
+	err = s.eachExport(ctx, source, func(e SessionExport) error {
 		out = append(out, e)
 		return nil
 	})
@@ -83,10 +84,11 @@ type ExportOptions struct {
 //
 // It returns ErrSessionNotFound for an unknown id in opts.IDs, w's write
 // error, or ErrClosed.
-func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions) (int, error) {
+func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions) (_ int, err error) {
+	defer wrap(&err, "export")
 	tw := transfer.NewWriter(w)
 	n := 0
-	err := readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return s.walkExport(ctx, tx, opts, func(r db.Session, lastActive sqlnum.Real) error {
 			if err := tw.Begin(transfer.Session(r), lastActive); err != nil {
 				return err
@@ -108,7 +110,7 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 		})
 	})
 	if err != nil {
-		return n, fmt.Errorf("store: export: %w", err)
+		return n, err
 	}
 	return n, tw.Flush()
 }
@@ -116,9 +118,10 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 // ExportCount returns how many sessions ExportJSONL would write with opts
 // (to size a progress bar). It returns ErrSessionNotFound for an unknown id
 // in opts.IDs, or ErrClosed.
-func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (int, error) {
+func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err error) {
+	defer wrap(&err, "count the export")
 	if len(opts.IDs) == 0 {
-		n, err := s.SessionCount(ctx, opts.Source)
+		n, err := s.sessionCount(ctx, opts.Source)
 		return int(n), err
 	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
@@ -199,7 +202,7 @@ func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions,
 	for _, id := range opts.IDs {
 		r, err := s.q.SessionGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+			return fmt.Errorf("session %s: %w", quote(id), ErrSessionNotFound)
 		}
 		if err != nil {
 			return err

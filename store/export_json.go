@@ -18,7 +18,8 @@ import (
 
 // MarshalJSON returns the export line of e (without the newline): what
 // ExportJSONL writes for the session, the original's export_all entry.
-func (e SessionExport) MarshalJSON() ([]byte, error) {
+func (e SessionExport) MarshalJSON() (_ []byte, err error) {
+	defer wrap(&err, "marshal export line")
 	te := transfer.Entry{
 		Session:    sessionColumns(e.Session),
 		LastActive: realColumn(float64(e.LastActive), e.Stored, "last_active"),
@@ -38,7 +39,8 @@ func (e SessionExport) MarshalJSON() ([]byte, error) {
 //
 // It returns encoding/json's error for a line of another shape, with e
 // holding what could be decoded.
-func (e *SessionExport) UnmarshalJSON(b []byte) error {
+func (e *SessionExport) UnmarshalJSON(b []byte) (err error) {
+	defer wrap(&err, "unmarshal export line")
 	te, err := transfer.Decode(b)
 	*e = exportOf(db.Session(te.Session), te.LastActive)
 	e.Messages = nil

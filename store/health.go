@@ -119,7 +119,8 @@ const integrityCheckSQL = "PRAGMA integrity_check"
 //
 // It returns an error only when the check itself could not run: ErrCorrupt
 // or ErrNotDatabase for a file too damaged to read, or ErrClosed.
-func (s *Store) Check(ctx context.Context) (*Health, error) {
+func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
+	defer wrap(&err, "check")
 	h, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (*Health, error) {
 		h := &Health{Integrity: []string{}, FTS: []FTSCheck{}, Counters: []CounterMismatch{}, BadValues: []BadValue{}}
 		lib, err := sqlite.ReadLibrary(ctx, q)
@@ -165,14 +166,14 @@ func (s *Store) Check(ctx context.Context) (*Health, error) {
 		return h, s.badValues(ctx, q, h)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: check: %w", err)
+		return nil, err
 	}
 	// Stat, never open: a descriptor of ours on the -wal file would drop
 	// SQLite's locks when closed.
 	if fi, err := os.Stat(s.path + "-wal"); err == nil {
 		h.WALBytes = fi.Size()
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("store: check: %w", err)
+		return nil, err
 	}
 	return h, nil
 }
@@ -218,16 +219,13 @@ func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error
 //
 // It returns ErrReadOnly on a read-only store, ErrBusy, ErrDiskFull or
 // ErrClosed.
-func (s *Store) RebuildSearchIndex(ctx context.Context) error {
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+func (s *Store) RebuildSearchIndex(ctx context.Context) (err error) {
+	defer wrap(&err, "rebuild search index")
+	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		done, err := migrations.RebuildFTS(ctx, tx.(*sql.Tx))
 		for _, d := range done {
 			s.log.InfoContext(ctx, d)
 		}
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("store: rebuild search index: %w", err)
-	}
-	return nil
 }

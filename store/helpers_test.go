@@ -38,13 +38,7 @@ func openAt(t testing.TB, path string, opts *Options) *Store {
 // or another tool would.
 func rawDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	d, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.SetMaxOpenConns(1)
-	t.Cleanup(func() { d.Close() })
-	return d
+	return dbtest.Plain(t, path)
 }
 
 // columns returns a table's column names in order.

@@ -14,7 +14,7 @@ import (
 
 // ErrInvalidImport is matched by the *ImportError ImportJSONL returns for a
 // record it cannot import.
-var ErrInvalidImport = errors.New("store: invalid import record")
+var ErrInvalidImport = errors.New("invalid import record")
 
 // ImportError reports a malformed record of an import: not JSON, not a
 // session object, a required field missing, a message of another session,
@@ -98,8 +98,10 @@ const (
 //
 // It returns the running totals with the error, if any: an error matching
 // ErrInvalidImport, r's read error, ErrBusy, ErrDiskFull, ErrReadOnly or
-// ErrClosed.
-func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions) (ImportResult, error) {
+// ErrClosed. Every error reads "store: import: …": "store: import: line 4:
+// not a session object: …" for a malformed record.
+func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions) (_ ImportResult, err error) {
+	defer wrap(&err, "import")
 	size := opts.BatchSize
 	if size <= 0 {
 		size = defaultImportBatch
@@ -117,7 +119,7 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		}
 		got, linked, err := s.importBatch(ctx, batch, pending)
 		if err != nil {
-			return fmt.Errorf("store: import: batch of lines %d-%d: %w", batch[0].Line, batch[len(batch)-1].Line, err)
+			return fmt.Errorf("batch of lines %d-%d: %w", batch[0].Line, batch[len(batch)-1].Line, err)
 		}
 		pending = linked
 		res.add(got)
@@ -128,7 +130,7 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		}
 		return nil
 	}
-	err := eachRecord(r, func(rec transfer.Record) error {
+	err = eachRecord(r, func(rec transfer.Record) error {
 		batch = append(batch, rec)
 		messages += len(rec.Messages)
 		if len(batch) >= size || messages >= importBatchMessages {

@@ -58,16 +58,16 @@ func TestImportRefusesInvalidText(t *testing.T) {
 		}
 	}
 	for _, f := range importSessionTextFields {
-		check(f, "\"bad \xff text\"", false, "line 2: store: text is not valid UTF-8: "+f+": byte 0xff")
-		check(f, `"bad \ud800 text"`, false, `line 2: store: text is not valid UTF-8: `+f+`: \ud800 is half a UTF-16 surrogate pair`)
+		check(f, "\"bad \xff text\"", false, "line 2: "+f+": text is not valid UTF-8: byte 0xff")
+		check(f, `"bad \ud800 text"`, false, `line 2: `+f+`: text is not valid UTF-8: \ud800 is half a UTF-16 surrogate pair`)
 	}
 	for _, f := range importMessageTextFields {
-		check(f, "\"bad \xfe text\"", true, "line 2: store: text is not valid UTF-8: messages[0]."+f+": byte 0xfe")
-		check(f, `"a \udc00\ud800 reversed pair"`, true, `line 2: store: text is not valid UTF-8: messages[0].`+f+`: \udc00 is half a UTF-16 surrogate pair`)
+		check(f, "\"bad \xfe text\"", true, "line 2: messages[0]."+f+": text is not valid UTF-8: byte 0xfe")
+		check(f, `"a \udc00\ud800 reversed pair"`, true, `line 2: messages[0].`+f+`: text is not valid UTF-8: \udc00 is half a UTF-16 surrogate pair`)
 	}
-	check("tool_calls", "[{\"id\": \"c\xff\"}]", true, "line 2: store: text is not valid UTF-8: messages[0].tool_calls[0].id: byte 0xff")
-	check("\xffkey", `"x"`, true, "line 2: store: text is not valid UTF-8: a key of messages[0]: byte 0xff")
-	check("\xffkey", `"x"`, false, "line 2: store: text is not valid UTF-8: a key of the record: byte 0xff")
+	check("tool_calls", "[{\"id\": \"c\xff\"}]", true, "line 2: messages[0].tool_calls[0].id: text is not valid UTF-8: byte 0xff")
+	check("\xffkey", `"x"`, true, "line 2: a key of messages[0]: text is not valid UTF-8: byte 0xff")
+	check("\xffkey", `"x"`, false, "line 2: a key of the record: text is not valid UTF-8: byte 0xff")
 	if diff := cmp.Diff(before, dumpTables(t, s)); diff != "" {
 		t.Errorf("the refused imports changed the database (-before +after):\n%s", diff)
 	}

@@ -63,7 +63,7 @@ func storedJSON(col *string, invalid string) json.RawMessage {
 // row holding such bytes; the store refuses them before writing anything.
 func checkText(field, s string) error {
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("%w: %s", ErrInvalidText, field)
+		return fmt.Errorf("%s: %w", field, ErrInvalidText)
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ func (t JSONText) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes: null as nil, a string as its
 // text. Any other JSON value is kept as its own text, so a document that
 // embeds the value itself reads the same.
-func (t *JSONText) UnmarshalJSON(b []byte) error {
+func (t *JSONText) UnmarshalJSON(b []byte) (err error) {
+	defer wrap(&err, "unmarshal JSON text")
 	text, err := transfer.DecodeJSONText(b)
 	if err != nil {
 		return err

@@ -14,7 +14,8 @@ import (
 // id, is its own tip.
 //
 // It returns ErrClosed.
-func (s *Store) CompressionTip(ctx context.Context, id string) (string, error) {
+func (s *Store) CompressionTip(ctx context.Context, id string) (_ string, err error) {
+	defer wrapOn(&err, "compression tip of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		return s.q.SessionCompressionTip(ctx, q, id)
 	})
@@ -26,7 +27,8 @@ func (s *Store) CompressionTip(ctx context.Context, id string) (string, error) {
 // most 32 steps; otherwise id. An empty id is returned as it is.
 //
 // It returns ErrClosed; any other failure returns id, as the original does.
-func (s *Store) ResolveResumeSessionID(ctx context.Context, id string) (string, error) {
+func (s *Store) ResolveResumeSessionID(ctx context.Context, id string) (_ string, err error) {
+	defer wrapOn(&err, "resolve resume of", id)
 	if id == "" {
 		return id, nil
 	}
@@ -54,7 +56,8 @@ func (s *Store) ResolveResumeSessionID(ctx context.Context, id string) (string, 
 // stopping at a cycle. An unknown id gives [id].
 //
 // It returns ErrClosed.
-func (s *Store) Lineage(ctx context.Context, id string) ([]string, error) {
+func (s *Store) Lineage(ctx context.Context, id string) (_ []string, err error) {
+	defer wrapOn(&err, "lineage of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
 		nodes, err := s.ancestors(ctx, q, id)
 		if err != nil {
@@ -87,7 +90,8 @@ type LineageNode struct {
 // unknown id gives none.
 //
 // It returns ErrClosed.
-func (s *Store) Ancestors(ctx context.Context, id string) ([]LineageNode, error) {
+func (s *Store) Ancestors(ctx context.Context, id string) (_ []LineageNode, err error) {
+	defer wrapOn(&err, "ancestors of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
 		return s.ancestors(ctx, q, id)
 	})
@@ -118,7 +122,8 @@ func (s *Store) ancestors(ctx context.Context, q db.DBTX, id string) ([]LineageN
 // unknown id gives none.
 //
 // It returns ErrClosed.
-func (s *Store) Descendants(ctx context.Context, id string) ([]LineageNode, error) {
+func (s *Store) Descendants(ctx context.Context, id string) (_ []LineageNode, err error) {
+	defer wrapOn(&err, "descendants of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
 		rows, err := s.q.SessionDescendants(ctx, q, id)
 		if err != nil {

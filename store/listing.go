@@ -53,7 +53,8 @@ type RichSession struct {
 // projection.
 //
 // It returns ErrClosed.
-func (s *Store) ListSessionsRich(ctx context.Context, opts ListOptions) ([]RichSession, error) {
+func (s *Store) ListSessionsRich(ctx context.Context, opts ListOptions) (_ []RichSession, err error) {
+	defer wrap(&err, "list sessions")
 	p := db.SessionListRichParams{
 		Source: nullable(opts.Source),
 		Limit:  int64(opts.Limit),
@@ -136,7 +137,8 @@ type ActiveSession struct {
 // search_sessions. source "" means all sources; limit 0 means 20.
 //
 // It returns ErrClosed.
-func (s *Store) SearchSessions(ctx context.Context, source string, limit, offset int) ([]ActiveSession, error) {
+func (s *Store) SearchSessions(ctx context.Context, source string, limit, offset int) (_ []ActiveSession, err error) {
+	defer wrap(&err, "search sessions")
 	if limit == 0 {
 		limit = 20
 	}

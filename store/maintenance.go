@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
@@ -17,7 +16,13 @@ import (
 // and whether the key exists (a stored NULL reads as "", true).
 //
 // It returns ErrClosed.
-func (s *Store) GetMeta(ctx context.Context, key string) (string, bool, error) {
+func (s *Store) GetMeta(ctx context.Context, key string) (_ string, _ bool, err error) {
+	defer wrapOn(&err, "get meta", key)
+	return s.getMeta(ctx, key)
+}
+
+// getMeta is GetMeta.
+func (s *Store) getMeta(ctx context.Context, key string) (string, bool, error) {
 	type result struct {
 		v  string
 		ok bool
@@ -35,17 +40,19 @@ func (s *Store) GetMeta(ctx context.Context, key string) (string, bool, error) {
 // SetMeta sets key to value in state_meta, replacing any value.
 //
 // It returns ErrInvalidText, ErrBusy or ErrClosed.
-func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+func (s *Store) SetMeta(ctx context.Context, key, value string) (err error) {
+	defer wrapOn(&err, "set meta", key)
+	return s.setMeta(ctx, key, value)
+}
+
+// setMeta is SetMeta.
+func (s *Store) setMeta(ctx context.Context, key, value string) error {
 	if err := checkTexts("key", key, "value", value); err != nil {
 		return err
 	}
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		return s.q.StateMetaSet(ctx, tx, db.StateMetaSetParams{Key: key, Value: &value})
 	})
-	if err != nil {
-		return fmt.Errorf("store: set meta %q: %w", key, err)
-	}
-	return nil
 }
 
 // Vacuum checkpoints the WAL into the database file (TRUNCATE; its failure
@@ -55,14 +62,14 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 // connection, so it never races this Store's writes; another connection's
 // open transaction makes it fail with ErrBusy after the busy timeout.
 //
-// It returns ErrBusy or ErrClosed.
-func (s *Store) Vacuum(ctx context.Context) error {
-	if _, err := s.Checkpoint(ctx, CheckpointTruncate); err != nil {
-		if errors.Is(err, ErrClosed) {
-			return err
-		}
-		s.log.DebugContext(ctx, "checkpoint before vacuum failed", slog.Any("error", err))
-	}
+// It returns ErrReadOnly on a read-only store, ErrBusy or ErrClosed.
+func (s *Store) Vacuum(ctx context.Context) (err error) {
+	defer wrap(&err, "vacuum")
+	return s.vacuum(ctx)
+}
+
+// vacuum is Vacuum.
+func (s *Store) vacuum(ctx context.Context) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
@@ -71,10 +78,13 @@ func (s *Store) Vacuum(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.checkpoint(ctx, CheckpointTruncate); err != nil {
+		s.log.DebugContext(ctx, "checkpoint before vacuum failed", slog.Any("error", err))
+	}
 	// Hand-written: VACUUM is not a query sqlc can compile, and it must run
 	// on the writer connection outside any transaction.
 	if _, err := w.ExecContext(ctx, "VACUUM"); err != nil {
-		return fmt.Errorf("store: vacuum: %w", sqlite.Classify(err))
+		return sqlite.Classify(err)
 	}
 	return nil
 }
@@ -117,18 +127,18 @@ type AutoMaintainResult struct {
 // prunes ended sessions older than Retention from every source, vacuums when
 // it pruned something, and records the run's time, even when nothing was
 // pruned. An unreadable marker counts as no earlier run. It never returns an
-// error: a failure is reported in the result's Err, as the original reports
-// it in its result.
-func (s *Store) AutoMaintain(ctx context.Context, opts AutoMaintainOptions) AutoMaintainResult {
+// error: a failure is reported in the result's Err ("store: auto maintain:
+// …"), as the original reports it in its result.
+func (s *Store) AutoMaintain(ctx context.Context, opts AutoMaintainOptions) (res AutoMaintainResult) {
+	defer wrap(&res.Err, "auto maintain")
 	if opts.Retention == 0 {
 		opts.Retention = 90 * 24 * time.Hour
 	}
 	if opts.MinInterval == 0 {
 		opts.MinInterval = 24 * time.Hour
 	}
-	var res AutoMaintainResult
 	now := s.now()
-	last, ok, err := s.GetMeta(ctx, lastAutoPruneKey)
+	last, ok, err := s.getMeta(ctx, lastAutoPruneKey)
 	if err != nil {
 		res.Err = err
 		return res
@@ -139,18 +149,18 @@ func (s *Store) AutoMaintain(ctx context.Context, opts AutoMaintainOptions) Auto
 			return res
 		}
 	}
-	if res.Pruned, err = s.PruneSessions(ctx, PruneOptions{OlderThan: opts.Retention, SessionsDir: opts.SessionsDir}); err != nil {
+	if res.Pruned, err = s.pruneSessions(ctx, PruneOptions{OlderThan: opts.Retention, SessionsDir: opts.SessionsDir}); err != nil {
 		res.Err = err
 		return res
 	}
 	if !opts.SkipVacuum && res.Pruned > 0 {
-		if err := s.Vacuum(ctx); err != nil {
+		if err := s.vacuum(ctx); err != nil {
 			s.log.WarnContext(ctx, "vacuum after auto-prune failed", slog.Any("error", err))
 		} else {
 			res.Vacuumed = true
 		}
 	}
-	if err := s.SetMeta(ctx, lastAutoPruneKey, pyFloatRepr(now)); err != nil {
+	if err := s.setMeta(ctx, lastAutoPruneKey, pyFloatRepr(now)); err != nil {
 		res.Err = err
 	}
 	return res

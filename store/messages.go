@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -45,10 +46,11 @@ type NewMessage struct {
 // of the int64 range), ErrInvalidJSON (also for JSON nested deeper than
 // Python reads), ErrInvalidText, ErrBusy or ErrClosed; on error nothing is
 // written.
-func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (int64, error) {
+func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (_ int64, err error) {
+	defer wrapOn(&err, "append message to", id)
 	p, calls, err := insertParams(id, m)
 	if err != nil {
-		return 0, fmt.Errorf("store: append message to %q: %w", id, err)
+		return 0, err
 	}
 	var msgID int64
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
@@ -63,10 +65,7 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (int
 		_, err = s.q.SessionAddMessageCounts(ctx, tx, db.SessionAddMessageCountsParams{ToolCalls: int64(calls), ID: id})
 		return err
 	})
-	if err != nil {
-		return 0, fmt.Errorf("store: append message to %q: %w", id, err)
-	}
-	return msgID, nil
+	return msgID, err
 }
 
 // ReplaceMessages replaces session id's whole transcript with msgs in one
@@ -78,8 +77,9 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (int
 //
 // It returns ErrSessionNotFound, ErrInvalidJSON, ErrInvalidText, ErrBusy or
 // ErrClosed.
-func (s *Store) ReplaceMessages(ctx context.Context, id string, msgs []NewMessage) error {
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+func (s *Store) ReplaceMessages(ctx context.Context, id string, msgs []NewMessage) (err error) {
+	defer wrapOn(&err, "replace messages of", id)
+	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -116,18 +116,15 @@ func (s *Store) ReplaceMessages(ctx context.Context, id string, msgs []NewMessag
 		})
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("store: replace messages of %q: %w", id, err)
-	}
-	return nil
 }
 
 // ClearMessages deletes every message of session id and sets its counters
 // to 0, in one transaction.
 //
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
-func (s *Store) ClearMessages(ctx context.Context, id string) error {
-	return s.update(ctx, "clear messages of", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+func (s *Store) ClearMessages(ctx context.Context, id string) (err error) {
+	defer wrapOn(&err, "clear messages of", id)
+	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		if _, err := s.q.MessageDeleteBySession(ctx, tx, id); err != nil {
 			return 0, err
 		}
@@ -140,7 +137,8 @@ func (s *Store) ClearMessages(ctx context.Context, id string) error {
 // as []; the other JSON fields come back as stored.
 //
 // It returns ErrClosed.
-func (s *Store) GetMessages(ctx context.Context, id string) ([]Message, error) {
+func (s *Store) GetMessages(ctx context.Context, id string) (_ []Message, err error) {
+	defer wrapOn(&err, "get messages of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
 		rows, err := s.q.MessageListBySession(ctx, q, id)
 		if err != nil {
@@ -165,8 +163,10 @@ const messagePageSize = 500
 // never pins the WAL; a message appended meanwhile is seen when it sorts
 // after the current page. fn's error stops the walk and is returned.
 //
-// It returns fn's error or ErrClosed.
-func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) error {
+// It returns fn's error (wrapped as every error is: errors.Is finds it) or
+// ErrClosed.
+func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) (err error) {
+	defer wrapOn(&err, "read messages of", id)
 	page := func(ctx context.Context, p db.MessagePageParams) ([]db.Message, error) {
 		return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
 			return s.q.MessagePage(ctx, q, p)
@@ -218,7 +218,8 @@ func eachMessagePage(ctx context.Context, id string, page func(context.Context, 
 // when id is "".
 //
 // It returns ErrClosed.
-func (s *Store) MessageCount(ctx context.Context, id string) (int64, error) {
+func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error) {
+	defer wrap(&err, "count messages")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
 		if id == "" {
 			return s.q.MessageCount(ctx, q)
@@ -273,7 +274,7 @@ func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) 
 // unknown session to ErrSessionNotFound.
 func (s *Store) insertMessage(ctx context.Context, tx db.DBTX, p db.MessageInsertParams) (int64, error) {
 	id, err := s.q.MessageInsert(ctx, tx, p)
-	if isForeignKey(err) {
+	if sqlite.IsForeignKey(err) {
 		return 0, ErrSessionNotFound
 	}
 	return id, err

@@ -36,15 +36,16 @@ var (
 	ErrURL = dbpath.ErrURL
 )
 
-// newerSchemaError is ErrNewerSchema for the file at path, at version v.
-func newerSchemaError(path string, v int64) error {
-	return fmt.Errorf("store: %w: %s is at schema version %d, newer than this build's %d (a newer Hermes wrote it); nothing was changed. "+
+// newerSchemaError is ErrNewerSchema for a file at version v; Open names
+// the file.
+func newerSchemaError(v int64) error {
+	return fmt.Errorf("%w: the file is at schema version %d, this build's latest is %d (a newer Hermes wrote it); nothing was changed. "+
 		"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)",
-		ErrNewerSchema, path, v, SchemaVersionLatest)
+		ErrNewerSchema, v, SchemaVersionLatest)
 }
 
 // olderSchemaError is ErrOlderSchema for the file at path, at version v.
 func olderSchemaError(path string, v int64) error {
-	return fmt.Errorf("store: %w: %s is at schema version %d, this build reads version %d; upgrade it first: migrate -db %s up",
-		ErrOlderSchema, path, v, SchemaVersionLatest, path)
+	return fmt.Errorf("%w: the file is at schema version %d, this build reads %d; upgrade it first: migrate -db %s up",
+		ErrOlderSchema, v, SchemaVersionLatest, path)
 }

@@ -58,8 +58,8 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 			path := c.file(t)
 			dir := filepath.Dir(path)
 			before, files := dbtest.FileHash(t, path), dirNames(t, dir)
-			want := "store: database schema is newer than this build: " + path + " is at schema version " + c.version +
-				", newer than this build's 11 (a newer Hermes wrote it); nothing was changed. " +
+			want := "store: open " + path + ": database schema is newer than this build: the file is at schema version " + c.version +
+				", this build's latest is 11 (a newer Hermes wrote it); nothing was changed. " +
 				"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)"
 			for _, opts := range []*Options{nil, {SkipMigrations: true}} {
 				s, err := Open(context.Background(), path, opts)
@@ -124,8 +124,8 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 			if s != nil {
 				s.Close()
 			}
-			want := "store: database schema is older than this build: " + path + " is at schema version " + c.version +
-				", this build reads version 11; upgrade it first: migrate -db " + path + " up"
+			want := "store: open " + path + ": database schema is older than this build: the file is at schema version " + c.version +
+				", this build reads 11; upgrade it first: migrate -db " + path + " up"
 			if !errors.Is(err, ErrOlderSchema) || err.Error() != want {
 				t.Errorf("Open: %v\nwant %s", err, want)
 			}
@@ -146,8 +146,8 @@ func TestOpenExplicitPath(t *testing.T) {
 	for _, opts := range []*Options{nil, {ReadOnly: true}} {
 		_, err := Open(ctx, filepath.Join(missing, "state.db"), opts)
 		switch {
-		case opts == nil && (!errors.Is(err, ErrNoDirectory) || err.Error() != "store: no such directory: "+missing):
-			t.Errorf("Open: %v, want store: no such directory: %s", err, missing)
+		case opts == nil && (!errors.Is(err, ErrNoDirectory) || err.Error() != "store: open "+filepath.Join(missing, "state.db")+": no such directory: "+missing):
+			t.Errorf("Open: %v, want store: open %s: no such directory: %s", err, filepath.Join(missing, "state.db"), missing)
 		case opts != nil && !errors.Is(err, os.ErrNotExist):
 			t.Errorf("Open ReadOnly: %v, want fs.ErrNotExist", err)
 		}
@@ -160,7 +160,7 @@ func TestOpenExplicitPath(t *testing.T) {
 	for _, url := range []string{"postgres://host/db", "postgresql://u@h:5432/hermes?sslmode=disable", "file://" + filepath.Join(root, "state.db")} {
 		for _, opts := range []*Options{nil, {ReadOnly: true}} {
 			_, err := Open(ctx, url, opts)
-			if want := "store: " + url + " " + ErrURL.Error(); !errors.Is(err, ErrURL) || err.Error() != want {
+			if want := "store: open " + url + ": " + ErrURL.Error(); !errors.Is(err, ErrURL) || err.Error() != want {
 				t.Errorf("Open(%q): %v, want %s", url, err, want)
 			}
 		}

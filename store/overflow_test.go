@@ -35,28 +35,28 @@ func TestCounterOverflowRefused(t *testing.T) {
 		msg  string
 	}{
 		{"InputTokens", func() error { return s.UpdateTokenCounts(ctx, "s1", TokenUpdate{InputTokens: 808}) },
-			`store: update token counts "s1": store: counter would overflow int64: input_tokens is 9223372036854775000, adding 808`},
+			`store: update token counts of "s1": counter would overflow int64: input_tokens is 9223372036854775000, adding 808`},
 		{"OutputTokensNegative", func() error { return s.UpdateTokenCounts(ctx, "s1", TokenUpdate{OutputTokens: -809}) },
-			`store: update token counts "s1": store: counter would overflow int64: output_tokens is -9223372036854775000, adding -809`},
+			`store: update token counts of "s1": counter would overflow int64: output_tokens is -9223372036854775000, adding -809`},
 		{"CacheRead", func() error { return s.UpdateTokenCounts(ctx, "s1", TokenUpdate{CacheReadTokens: 1}) },
-			`store: update token counts "s1": store: counter would overflow int64: cache_read_tokens is 9223372036854775807, adding 1`},
+			`store: update token counts of "s1": counter would overflow int64: cache_read_tokens is 9223372036854775807, adding 1`},
 		{"CacheWrite", func() error { return s.UpdateTokenCounts(ctx, "s1", TokenUpdate{CacheWriteTokens: math.MaxInt64}) },
-			`store: update token counts "s1": store: counter would overflow int64: cache_write_tokens is 9223372036854775807, adding 9223372036854775807`},
+			`store: update token counts of "s1": counter would overflow int64: cache_write_tokens is 9223372036854775807, adding 9223372036854775807`},
 		{"Reasoning", func() error { return s.UpdateTokenCounts(ctx, "s1", TokenUpdate{ReasoningTokens: 2}) },
-			`store: update token counts "s1": store: counter would overflow int64: reasoning_tokens is 9223372036854775807, adding 2`},
+			`store: update token counts of "s1": counter would overflow int64: reasoning_tokens is 9223372036854775807, adding 2`},
 		{"APICallCount", func() error {
 			return s.UpdateTokenCounts(ctx, "s1", TokenUpdate{APICallCount: 1, EstimatedCostUSD: new(1.0)})
 		},
-			`store: update token counts "s1": store: counter would overflow int64: api_call_count is 9223372036854775807, adding 1`},
+			`store: update token counts of "s1": counter would overflow int64: api_call_count is 9223372036854775807, adding 1`},
 		{"MessageCount", func() error {
 			_, err := s.AppendMessage(ctx, "s2", NewMessage{Role: "user", Content: new("x")})
 			return err
 		},
-			`store: append message to "s2": store: counter would overflow int64: message_count is 9223372036854775807, adding 1`},
+			`store: append message to "s2": counter would overflow int64: message_count is 9223372036854775807, adding 1`},
 		{"ToolCallCount", func() error {
 			_, err := s.AppendMessage(ctx, "s1-child", NewMessage{Role: "assistant", ToolCalls: calls})
 			return err
-		}, `store: append message to "s1-child": store: counter would overflow int64: tool_call_count is 9223372036854775806, adding 2`},
+		}, `store: append message to "s1-child": counter would overflow int64: tool_call_count is 9223372036854775806, adding 2`},
 	} {
 		before := dumpTables(t, s)
 		err := c.op()

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
 )
@@ -34,7 +33,13 @@ const (
 // in one snapshot.
 //
 // It returns ErrClosed.
-func (s *Store) Pages(ctx context.Context) (Pages, error) {
+func (s *Store) Pages(ctx context.Context) (_ Pages, err error) {
+	defer wrap(&err, "pages")
+	return s.pages(ctx)
+}
+
+// pages is Pages.
+func (s *Store) pages(ctx context.Context) (Pages, error) {
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (Pages, error) {
 		var p Pages
 		err := q.QueryRowContext(ctx, pageSizeSQL).Scan(&p.Size)
@@ -45,7 +50,7 @@ func (s *Store) Pages(ctx context.Context) (Pages, error) {
 			err = q.QueryRowContext(ctx, freelistCountSQL).Scan(&p.Free)
 		}
 		if err != nil {
-			return Pages{}, fmt.Errorf("store: pages: %w", err)
+			return Pages{}, err
 		}
 		return p, nil
 	})

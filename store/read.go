@@ -14,7 +14,9 @@ import (
 // (one WAL snapshot) even while other connections write. The transaction is
 // DEFERRED (the reader DSN sets no _txlock) and only ever reads; it is
 // rolled back, which for a read transaction just ends it. SQLite errors
-// come back classified: a damaged file or index matches ErrCorrupt.
+// come back classified: a damaged file or index matches ErrCorrupt. Like
+// every helper it names no operation; the exported method that calls it
+// does.
 //
 // A function rather than a method because Go methods cannot be generic.
 func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
@@ -25,7 +27,7 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX
 	defer s.release()
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
-		return zero, fmt.Errorf("store: begin read: %w", err)
+		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
 	}
 	defer tx.Rollback()
 	v, err := fn(ctx, tx)

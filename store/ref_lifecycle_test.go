@@ -236,7 +236,7 @@ func TestConcurrentWriteSafety(t *testing.T) {
 		before := dumpTables(t, s)
 		id, err := s.CreateSession(t.Context(), NewSession{ID: "dup-1", Source: "gateway", Model: "m2"})
 		if id != "" || !errors.Is(err, ErrSessionExists) || !errors.Is(err, ErrExists) ||
-			err.Error() != `store: create session "dup-1": store: session already exists` {
+			err.Error() != `store: create session "dup-1": session already exists` {
 			t.Errorf("CreateSession(existing id) = %q, %v; want \"\", ErrSessionExists", id, err)
 		}
 		created, err := s.CreateSessionIfAbsent(t.Context(), NewSession{ID: "dup-1", Source: "gateway", Model: "m2"})

@@ -28,10 +28,10 @@ func TestResolveAmbiguousPrefix(t *testing.T) {
 		msg    string
 	}{
 		{"2025_0", []string{"2025_09", "2025_08", "2025_07", "2025_06", "2025_05", "2025_04", "2025_03", "2025_02", "2025_01", "2025_00"},
-			false, `store: session id prefix "2025_0" matches 10 sessions`},
+			false, `store: resolve session id "2025_0": ambiguous session id prefix: matches 10 sessions`},
 		{"2025", []string{"2025_21", "2025_20", "2025_19", "2025_18", "2025_17", "2025_16", "2025_15", "2025_14", "2025_13", "2025_12",
 			"2025_11", "2025_10", "2025_09", "2025_08", "2025_07", "2025_06", "2025_05", "2025_04", "2025_03", "2025_02"},
-			true, `store: session id prefix "2025" matches 21 or more sessions`},
+			true, `store: resolve session id "2025": ambiguous session id prefix: matches 21 or more sessions`},
 	} {
 		id, err := s.ResolveSessionID(t.Context(), tt.prefix)
 		var amb *AmbiguousError

@@ -70,7 +70,7 @@ const (
 
 // ErrQueryTooLong is returned by SearchMessages for a query longer than
 // MaxQueryLength code points or with more than MaxQueryTerms words.
-var ErrQueryTooLong = errors.New("store: search query too long")
+var ErrQueryTooLong = errors.New("query too long")
 
 // checkQuerySize enforces MaxQueryLength and MaxQueryTerms in one pass.
 func checkQuerySize(query string) error {
@@ -109,7 +109,8 @@ func checkQuerySize(query string) error {
 // It returns ErrQueryTooLong (see MaxQueryLength), ErrCorrupt for a damaged
 // index and ErrSearchIndexEmpty (which matches ErrCorrupt) for an empty one
 // (RebuildSearchIndex repairs both), ctx's error, or ErrClosed.
-func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOptions) ([]SearchResult, error) {
+func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOptions) (_ []SearchResult, err error) {
+	defer wrapOn(&err, "search", query)
 	if err := checkQuerySize(query); err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	if !ok {
 		return []SearchResult{}, nil
 	}
-	res, err := readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
+	return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
 		hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
 		if err != nil {
 			return nil, err
@@ -147,10 +148,6 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 		}
 		return hits, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: search %q: %w", query, err)
-	}
-	return res, nil
 }
 
 // searchStatement plans query (fts.Parse) and builds the statement that

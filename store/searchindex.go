@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sentinel"
 	"github.com/hermesstate/hermesstate/migrations"
 )
 
@@ -25,7 +26,7 @@ import (
 // index it needs holds nothing while messages has rows, and by Open when
 // it found such an index and could not rebuild it. RebuildSearchIndex (or
 // sessions doctor --fix-fts) repairs it. It matches ErrCorrupt.
-var ErrSearchIndexEmpty = fmt.Errorf("%w: the search index is empty while messages has rows (rebuild it: sessions doctor --fix-fts, or Store.RebuildSearchIndex)", ErrCorrupt)
+var ErrSearchIndexEmpty = sentinel.New("the search index is empty while messages has rows (rebuild it: sessions doctor --fix-fts, or Store.RebuildSearchIndex)", ErrCorrupt)
 
 // searchIndexTables are the full-text indexes.
 var searchIndexTables = []string{"messages_fts", "messages_fts_trigram"}
@@ -118,7 +119,7 @@ func (s *Store) checkSearchIndexes(ctx context.Context) (*Store, error) {
 	start := time.Now()
 	if err := s.rebuildEmptySearchIndexes(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: open %s: %w: %w", s.path, ErrSearchIndexEmpty, err)
+		return nil, fmt.Errorf("%w; rebuilding it failed: %w", ErrSearchIndexEmpty, err)
 	}
 	s.log.InfoContext(ctx, "rebuilt the search indexes", slog.Duration("duration", time.Since(start)))
 	return s, nil

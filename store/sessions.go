@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
-	"github.com/mattn/go-sqlite3"
 )
 
 // NewSession describes a session to create. Empty optional fields are
@@ -36,13 +35,14 @@ type NewSession struct {
 // ModelConfig (or one nested deeper than Python reads), ErrInvalidText for
 // text that is not UTF-8, ErrBusy or ErrClosed; on error nothing is
 // written.
-func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error) {
-	created, err := s.CreateSessionIfAbsent(ctx, n)
+func (s *Store) CreateSession(ctx context.Context, n NewSession) (_ string, err error) {
+	defer wrapOn(&err, "create session", n.ID)
+	created, err := s.createSession(ctx, n)
 	switch {
 	case err != nil:
 		return "", err
 	case !created:
-		return "", fmt.Errorf("store: create session %q: %w", n.ID, ErrSessionExists)
+		return "", ErrSessionExists
 	}
 	return n.ID, nil
 }
@@ -54,7 +54,13 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error)
 //
 // It returns ErrParentNotFound, ErrInvalidJSON, ErrInvalidText, ErrBusy or
 // ErrClosed, as CreateSession; on error nothing is written.
-func (s *Store) CreateSessionIfAbsent(ctx context.Context, n NewSession) (bool, error) {
+func (s *Store) CreateSessionIfAbsent(ctx context.Context, n NewSession) (_ bool, err error) {
+	defer wrapOn(&err, "create session", n.ID)
+	return s.createSession(ctx, n)
+}
+
+// createSession is CreateSessionIfAbsent.
+func (s *Store) createSession(ctx context.Context, n NewSession) (bool, error) {
 	if err := checkTexts("id", n.ID, "source", n.Source, "model", n.Model,
 		"system prompt", n.SystemPrompt, "user id", n.UserID, "parent session id", n.ParentSessionID); err != nil {
 		return false, err
@@ -76,15 +82,12 @@ func (s *Store) CreateSessionIfAbsent(ctx context.Context, n NewSession) (bool, 
 			ParentSessionID: nullable(n.ParentSessionID),
 			StartedAt:       sqlnum.RealOf(s.now()),
 		})
-		if isForeignKey(err) {
+		if sqlite.IsForeignKey(err) {
 			return ErrParentNotFound
 		}
 		return err
 	})
-	if err != nil {
-		return false, fmt.Errorf("store: create session %q: %w", n.ID, err)
-	}
-	return rows > 0, nil
+	return rows > 0, err
 }
 
 // EnsureSession creates a minimal session (source, model, started now) when
@@ -92,23 +95,20 @@ func (s *Store) CreateSessionIfAbsent(ctx context.Context, n NewSession) (bool, 
 // stored as "unknown", the original's default.
 //
 // It returns ErrInvalidText, ErrBusy or ErrClosed.
-func (s *Store) EnsureSession(ctx context.Context, id, source, model string) error {
+func (s *Store) EnsureSession(ctx context.Context, id, source, model string) (err error) {
+	defer wrapOn(&err, "ensure session", id)
 	if err := checkTexts("id", id, "source", source, "model", model); err != nil {
 		return err
 	}
 	if source == "" {
 		source = "unknown"
 	}
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		_, err := s.q.SessionEnsure(ctx, tx, db.SessionEnsureParams{
 			ID: id, Source: source, Model: nullable(model), StartedAt: sqlnum.RealOf(s.now()),
 		})
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("store: ensure session %q: %w", id, err)
-	}
-	return nil
 }
 
 // EndSession records that a session ended now, for reason (e.g.
@@ -117,12 +117,13 @@ func (s *Store) EnsureSession(ctx context.Context, id, source, model string) err
 // ReopenSession).
 //
 // It returns ErrSessionNotFound, ErrInvalidText, ErrBusy or ErrClosed.
-func (s *Store) EndSession(ctx context.Context, id, reason string) error {
+func (s *Store) EndSession(ctx context.Context, id, reason string) (err error) {
+	defer wrapOn(&err, "end session", id)
 	if err := checkTexts("end reason", reason); err != nil {
 		return err
 	}
 	now := s.now()
-	return s.update(ctx, "end session", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		return s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: sqlnum.RealOf(now), EndReason: &reason, ID: id})
 	})
 }
@@ -131,8 +132,9 @@ func (s *Store) EndSession(ctx context.Context, id, reason string) error {
 // EndSession records a new end.
 //
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
-func (s *Store) ReopenSession(ctx context.Context, id string) error {
-	return s.update(ctx, "reopen session", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+func (s *Store) ReopenSession(ctx context.Context, id string) (err error) {
+	defer wrapOn(&err, "reopen session", id)
+	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		return s.q.SessionReopen(ctx, tx, id)
 	})
 }
@@ -140,11 +142,12 @@ func (s *Store) ReopenSession(ctx context.Context, id string) error {
 // UpdateSystemPrompt replaces a session's system prompt.
 //
 // It returns ErrSessionNotFound, ErrInvalidText, ErrBusy or ErrClosed.
-func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) error {
+func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) (err error) {
+	defer wrapOn(&err, "update system prompt of", id)
 	if err := checkTexts("system prompt", prompt); err != nil {
 		return err
 	}
-	return s.update(ctx, "update system prompt", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		return s.q.SessionUpdateSystemPrompt(ctx, tx, db.SessionUpdateSystemPromptParams{SystemPrompt: &prompt, ID: id})
 	})
 }
@@ -154,18 +157,14 @@ func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) error
 // transaction: a missing session is ErrSessionNotFound, an existing one (an
 // UPDATE whose WHERE excluded it, such as ending an ended session) is
 // success.
-func (s *Store) update(ctx context.Context, what, id string, fn func(context.Context, db.DBTX) (int64, error)) error {
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+func (s *Store) update(ctx context.Context, id string, fn func(context.Context, db.DBTX) (int64, error)) error {
+	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		n, err := fn(ctx, tx)
 		if err != nil || n > 0 {
 			return err
 		}
 		return s.mustExist(ctx, tx, id)
 	})
-	if err != nil {
-		return fmt.Errorf("store: %s %q: %w", what, id, err)
-	}
-	return nil
 }
 
 // mustExist returns ErrSessionNotFound unless session id exists.
@@ -183,18 +182,18 @@ func (s *Store) mustExist(ctx context.Context, q db.DBTX, id string) error {
 // GetSession returns the session with exactly this id.
 //
 // It returns ErrNotFound or ErrClosed.
-func (s *Store) GetSession(ctx context.Context, id string) (*Session, error) {
+func (s *Store) GetSession(ctx context.Context, id string) (_ *Session, err error) {
+	defer wrapOn(&err, "get session", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
-		r, err := s.q.SessionGet(ctx, q, id)
-		return foundSession(r, err, "session %q", id)
+		return foundSession(s.q.SessionGet(ctx, q, id))
 	})
 }
 
 // foundSession converts the result of a one-session query: "no row" becomes
-// ErrNotFound, with the lookup described by format and args.
-func foundSession(r db.Session, err error, format string, args ...any) (*Session, error) {
+// ErrNotFound.
+func foundSession(r db.Session, err error) (*Session, error) {
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: "+format+": %w", append(args, ErrNotFound)...)
+		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
@@ -212,14 +211,15 @@ func foundSession(r db.Session, err error, format string, args ...any) (*Session
 // It returns ErrNotFound when nothing matches, an *AmbiguousError (matching
 // ErrAmbiguous, not ErrNotFound) listing the candidates when several
 // sessions do, or ErrClosed.
-func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string, error) {
+func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (_ string, err error) {
+	defer wrapOn(&err, "resolve session id", idOrPrefix)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		if ok, err := s.q.SessionExists(ctx, q, idOrPrefix); err != nil || ok {
 			return idOrPrefix, err
 		}
 		pattern := likePrefix(idOrPrefix, "%")
 		if pattern == nil {
-			return "", fmt.Errorf("store: session prefix of %d bytes: %w", len(idOrPrefix), ErrNotFound)
+			return "", ErrNotFound // too long for a prefix: exactly this id, which does not exist
 		}
 		ids, err := s.q.SessionResolvePrefix(ctx, q, *pattern)
 		switch {
@@ -230,7 +230,7 @@ func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string
 		case len(ids) > 1:
 			return "", s.ambiguous(ctx, q, idOrPrefix, ids)
 		}
-		return "", fmt.Errorf("store: session prefix %q: %w", idOrPrefix, ErrNotFound)
+		return "", ErrNotFound
 	})
 }
 
@@ -240,8 +240,7 @@ func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (string
 func (s *Store) ambiguous(ctx context.Context, q db.DBTX, prefix string, ids []string) error {
 	e := &AmbiguousError{Prefix: prefix, More: len(ids) > MaxAmbiguousCandidates}
 	for _, id := range ids[:min(len(ids), MaxAmbiguousCandidates)] {
-		r, err := s.q.SessionGet(ctx, q, id)
-		sess, err := foundSession(r, err, "session %q", id)
+		sess, err := foundSession(s.q.SessionGet(ctx, q, id))
 		if err != nil {
 			return err
 		}
@@ -253,7 +252,13 @@ func (s *Store) ambiguous(ctx context.Context, q db.DBTX, prefix string, ids []s
 // SessionCount counts sessions: of one source, or all when source is "".
 //
 // It returns ErrClosed.
-func (s *Store) SessionCount(ctx context.Context, source string) (int64, error) {
+func (s *Store) SessionCount(ctx context.Context, source string) (_ int64, err error) {
+	defer wrap(&err, "count sessions")
+	return s.sessionCount(ctx, source)
+}
+
+// sessionCount is SessionCount.
+func (s *Store) sessionCount(ctx context.Context, source string) (int64, error) {
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
 		if source == "" {
 			return s.q.SessionCount(ctx, q)
@@ -264,16 +269,3 @@ func (s *Store) SessionCount(ctx context.Context, source string) (int64, error) 
 
 // now is the store clock as a Timestamp.
 func (s *Store) now() float64 { return float64(TimestampOf(s.opts.Now())) }
-
-// isForeignKey reports a foreign-key constraint failure, by its extended
-// SQLite code.
-func isForeignKey(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
-}
-
-// isUnique reports a UNIQUE constraint failure, by its extended SQLite code.
-func isUnique(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
-}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
 )
@@ -31,11 +30,12 @@ type TopSession struct {
 // TokenStatsByModel returns the token and estimated-cost totals of every
 // model that has sessions, costliest first (then by name). Sessions with no
 // model are not counted. It returns ErrClosed.
-func (s *Store) TokenStatsByModel(ctx context.Context) ([]TokenStats, error) {
+func (s *Store) TokenStatsByModel(ctx context.Context) (_ []TokenStats, err error) {
+	defer wrap(&err, "token stats by model")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
 		rows, err := s.q.SessionTokenStatsByModel(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("store: token stats by model: %w", err)
+			return nil, err
 		}
 		out := make([]TokenStats, len(rows))
 		for i, r := range rows {
@@ -47,11 +47,12 @@ func (s *Store) TokenStatsByModel(ctx context.Context) ([]TokenStats, error) {
 
 // TokenStatsBySource is TokenStatsByModel per source (platform): every
 // session counts. It returns ErrClosed.
-func (s *Store) TokenStatsBySource(ctx context.Context) ([]TokenStats, error) {
+func (s *Store) TokenStatsBySource(ctx context.Context) (_ []TokenStats, err error) {
+	defer wrap(&err, "token stats by source")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
 		rows, err := s.q.SessionTokenStatsBySource(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("store: token stats by source: %w", err)
+			return nil, err
 		}
 		out := make([]TokenStats, len(rows))
 		for i, r := range rows {
@@ -63,14 +64,15 @@ func (s *Store) TokenStatsBySource(ctx context.Context) ([]TokenStats, error) {
 
 // TopSessionsByTokens returns the n sessions with the most input+output
 // tokens, most first, ties by id. n ≤ 0 returns none. It returns ErrClosed.
-func (s *Store) TopSessionsByTokens(ctx context.Context, n int) ([]TopSession, error) {
+func (s *Store) TopSessionsByTokens(ctx context.Context, n int) (_ []TopSession, err error) {
+	defer wrap(&err, "top sessions by tokens")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TopSession, error) {
 		if n <= 0 {
 			return []TopSession{}, nil
 		}
 		rows, err := s.q.SessionTopByTokens(ctx, q, int64(n))
 		if err != nil {
-			return nil, fmt.Errorf("store: top sessions by tokens: %w", err)
+			return nil, err
 		}
 		out := make([]TopSession, len(rows))
 		for i, r := range rows {

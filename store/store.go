@@ -64,18 +64,19 @@ type Store struct {
 // process may not write), [ErrBusy], [ErrNoFTS5], [ErrSQLiteVersion] or
 // [ErrNotWAL], or are a migration's error; with Options.ReadOnly, a missing
 // file matches fs.ErrNotExist and a file below version 11 [ErrOlderSchema].
-// A refused file is left as it was.
-func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+// A refused file is left as it was. Every error reads "store: open PATH: …".
+func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error) {
 	o := opts.withDefaults()
 	explicit := path != ""
 	if !explicit {
-		p, err := DefaultPath()
-		if err != nil {
+		if path, err = dbpath.Default(); err != nil {
+			wrap(&err, "open the default database")
 			return nil, err
 		}
-		path = p
-	} else if dbpath.IsURL(path) {
-		return nil, fmt.Errorf("store: %s %w", path, ErrURL)
+	}
+	defer wrap(&err, "open "+path)
+	if explicit && dbpath.IsURL(path) {
+		return nil, ErrURL
 	}
 	s := &Store{
 		path: path,
@@ -95,10 +96,10 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	if explicit {
 		if err := dbpath.DirExists(path); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+			return nil, err
 		}
 	} else if err := dbpath.MakeDefaultDir(path); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, err
 	}
 	newer, err := s.checkNewer(ctx, cfg)
 	if err != nil {
@@ -107,22 +108,19 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 
 	w, err := sqlite.OpenWriter(ctx, path, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, err
 	}
 	s.w = w
 	if !o.SkipMigrations && !newer {
 		if err := s.migrate(ctx); err != nil {
 			w.Close()
-			if errors.Is(err, ErrNewerSchema) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("store: open %s: %w", path, err)
+			return nil, err
 		}
 	}
 	r, err := sqlite.OpenReader(ctx, path, cfg, o.ReadConnections)
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, err
 	}
 	s.r = r
 	return s.checkSearchIndexes(ctx)
@@ -144,11 +142,11 @@ func (s *Store) checkNewer(ctx context.Context, cfg sqlite.Config) (bool, error)
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("store: %w", err)
+		return false, err
 	case v <= SchemaVersionLatest:
 		return false, nil
 	case !s.opts.WriteNewerSchema:
-		return false, newerSchemaError(s.path, v)
+		return false, newerSchemaError(v)
 	}
 	s.log.WarnContext(ctx, "writing a database a newer Hermes wrote (Options.WriteNewerSchema); not migrated",
 		slog.String("path", s.path), slog.Int64("version", v))
@@ -161,12 +159,12 @@ func (s *Store) checkNewer(ctx context.Context, cfg sqlite.Config) (bool, error)
 func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, error) {
 	r, err := sqlite.OpenReadOnly(ctx, s.path, cfg, s.opts.ReadConnections)
 	if err != nil {
-		return nil, fmt.Errorf("store: open read-only: %w", err)
+		return nil, err
 	}
 	v, err := migrations.ReadVersion(ctx, r)
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, err
 	}
 	if v < SchemaVersionLatest {
 		r.Close()
@@ -176,11 +174,15 @@ func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, er
 	return s.checkSearchIndexes(ctx)
 }
 
+// errOpenedReadOnly is every write's error on a store opened with
+// Options.ReadOnly.
+var errOpenedReadOnly = fmt.Errorf("%w (opened with Options.ReadOnly)", ErrReadOnly)
+
 // writer returns the writer connection, or ErrReadOnly for a store opened
 // with Options.ReadOnly.
 func (s *Store) writer() (*sql.DB, error) {
 	if s.w == nil {
-		return nil, fmt.Errorf("store: opened with Options.ReadOnly: %w", ErrReadOnly)
+		return nil, errOpenedReadOnly
 	}
 	return s.w, nil
 }
@@ -199,7 +201,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	res, err := m.Up(ctx)
 	if errors.Is(err, migrations.ErrNewerSchema) {
 		// A newer Hermes upgraded the file after checkNewer looked.
-		return newerSchemaError(s.path, res.From)
+		return newerSchemaError(res.From)
 	}
 	if err != nil {
 		return err
@@ -221,7 +223,8 @@ func (s *Store) Path() string { return s.path }
 // SchemaVersion returns the version recorded in schema_version: 11 after
 // Open migrated the file, more for a file a newer Hermes wrote (opened
 // ReadOnly or with WriteNewerSchema). It returns ErrClosed after Close.
-func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
+func (s *Store) SchemaVersion(ctx context.Context) (_ int64, err error) {
+	defer wrap(&err, "read schema version")
 	if err := s.acquire(); err != nil {
 		return 0, err
 	}
@@ -236,7 +239,8 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 // transactions and its failure is ignored (the writes are committed in the
 // WAL either way). Close waits for calls in flight. A second Close returns
 // nil; any other call after Close returns ErrClosed.
-func (s *Store) Close() error {
+func (s *Store) Close() (err error) {
+	defer wrap(&err, "close")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

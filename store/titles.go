@@ -12,6 +12,7 @@ import (
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/pytext"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
 // MaxTitleLength is the longest title, in code points after sanitising.
@@ -22,8 +23,12 @@ const MaxTitleLength = pytext.MaxTitleLength
 // removed, every run of Unicode whitespace becomes one space, and the ends
 // are trimmed. It returns "" when nothing is left (the original's None), or
 // an error matching ErrTitleTooLong when more than MaxTitleLength code
-// points remain.
-func SanitizeTitle(title string) (string, error) { return pytext.SanitizeTitle(title) }
+// points remain: "store: sanitize title: Title too long (101 chars, max
+// 100)", the original's words after the operation.
+func SanitizeTitle(title string) (_ string, err error) {
+	defer wrap(&err, "sanitize title")
+	return pytext.SanitizeTitle(title)
+}
 
 // SetSessionTitle sanitises title and sets it on session id; an empty result
 // clears the title. Titles are unique among sessions (case-sensitively);
@@ -33,15 +38,16 @@ func SanitizeTitle(title string) (string, error) { return pytext.SanitizeTitle(t
 // ErrTitleInUse (a *TitleInUseError naming the holder; checked even when the
 // session does not exist, as in the original), ErrSessionNotFound,
 // ErrInvalidText, ErrBusy or ErrClosed.
-func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
+func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err error) {
+	defer wrapOn(&err, "set title of", id)
 	if err := checkTexts("session id", id, "title", title); err != nil {
 		return err
 	}
 	clean, err := pytext.SanitizeTitle(title)
 	if err != nil {
-		return fmt.Errorf("store: set title of %q: %w", id, err)
+		return err
 	}
-	return s.update(ctx, "set title of", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		if clean != "" {
 			owner, err := s.q.SessionTitleOwner(ctx, tx, db.SessionTitleOwnerParams{Title: &clean, ID: id})
 			switch {
@@ -52,7 +58,7 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
 			}
 		}
 		n, err := s.q.SessionSetTitle(ctx, tx, db.SessionSetTitleParams{Title: nullable(clean), ID: id})
-		if isUnique(err) {
+		if sqlite.IsUnique(err) {
 			// Unreachable while every writer checks first inside its write
 			// transaction; kept so a foreign writer cannot surface a raw
 			// constraint error.
@@ -65,11 +71,12 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
 // SessionTitle returns a session's title, "" when it has none.
 //
 // It returns ErrSessionNotFound or ErrClosed.
-func (s *Store) SessionTitle(ctx context.Context, id string) (string, error) {
+func (s *Store) SessionTitle(ctx context.Context, id string) (_ string, err error) {
+	defer wrapOn(&err, "get title of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		t, err := s.q.SessionGetTitle(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return "", fmt.Errorf("store: title of %q: %w", id, ErrSessionNotFound)
+			return "", ErrSessionNotFound
 		}
 		return deref(t), err
 	})
@@ -79,10 +86,10 @@ func (s *Store) SessionTitle(ctx context.Context, id string) (string, error) {
 // (case-sensitive; the title is not sanitised).
 //
 // It returns ErrNotFound or ErrClosed.
-func (s *Store) SessionByTitle(ctx context.Context, title string) (*Session, error) {
+func (s *Store) SessionByTitle(ctx context.Context, title string) (_ *Session, err error) {
+	defer wrapOn(&err, "get session titled", title)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
-		r, err := s.q.SessionGetByTitle(ctx, q, &title)
-		return foundSession(r, err, "session titled %q", title)
+		return foundSession(s.q.SessionGetByTitle(ctx, q, &title))
 	})
 }
 
@@ -94,7 +101,8 @@ func (s *Store) SessionByTitle(ctx context.Context, title string) (*Session, err
 // too long for a LIKE pattern (maxLikePattern) has no variants.
 //
 // It returns ErrNotFound or ErrClosed.
-func (s *Store) ResolveSessionByTitle(ctx context.Context, title string) (string, error) {
+func (s *Store) ResolveSessionByTitle(ctx context.Context, title string) (_ string, err error) {
+	defer wrapOn(&err, "resolve title", title)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		// A NULL pattern matches nothing: no variant, so the exact title.
 		id, err := s.q.SessionLatestTitleVariant(ctx, q, likePrefix(title, " #%"))
@@ -103,7 +111,7 @@ func (s *Store) ResolveSessionByTitle(ctx context.Context, title string) (string
 		}
 		r, err := s.q.SessionGetByTitle(ctx, q, &title)
 		if errors.Is(err, sql.ErrNoRows) {
-			return "", fmt.Errorf("store: session titled %q: %w", title, ErrNotFound)
+			return "", ErrNotFound
 		}
 		return r.ID, err
 	})
@@ -123,7 +131,8 @@ var (
 // least 2).
 //
 // It returns ErrClosed.
-func (s *Store) NextTitleInLineage(ctx context.Context, baseTitle string) (string, error) {
+func (s *Store) NextTitleInLineage(ctx context.Context, baseTitle string) (_ string, err error) {
+	defer wrapOn(&err, "next title in lineage of", baseTitle)
 	base := lineageBase(baseTitle)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		return s.nextTitle(ctx, q, base)

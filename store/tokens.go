@@ -44,7 +44,8 @@ type TokenUpdate struct {
 //
 // It returns ErrSessionNotFound (the original silently updates nothing),
 // ErrCounterOverflow, ErrInvalidText, ErrBusy or ErrClosed.
-func (s *Store) UpdateTokenCounts(ctx context.Context, id string, u TokenUpdate) error {
+func (s *Store) UpdateTokenCounts(ctx context.Context, id string, u TokenUpdate) (err error) {
+	defer wrapOn(&err, "update token counts of", id)
 	if err := checkTexts("cost status", u.CostStatus, "cost source", u.CostSource,
 		"pricing version", u.PricingVersion, "billing provider", u.BillingProvider,
 		"billing base url", u.BillingBaseURL, "billing mode", u.BillingMode, "model", u.Model); err != nil {
@@ -70,7 +71,7 @@ func (s *Store) UpdateTokenCounts(ctx context.Context, id string, u TokenUpdate)
 		APICallCount:     u.APICallCount,
 		ID:               id,
 	}
-	return s.update(ctx, "update token counts", id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
 		if u.Absolute {
 			return s.q.SessionSetTokens(ctx, tx, db.SessionSetTokensParams(p))
 		}

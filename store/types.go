@@ -25,12 +25,16 @@ func TimestampOf(t time.Time) Timestamp {
 // (1750000000.0, not 1750000000, which Python would read as an int), and
 // an infinite timestamp as ±1e999, which Python reads back as inf. NaN is
 // an error, as for any float.
-func (ts Timestamp) MarshalJSON() ([]byte, error) {
+func (ts Timestamp) MarshalJSON() (_ []byte, err error) {
+	defer wrap(&err, "marshal timestamp")
 	if math.IsNaN(float64(ts)) {
-		return nil, errors.New("store: a NaN timestamp has no JSON form")
+		return nil, errNaN
 	}
 	return transfer.AppendFloat(nil, float64(ts))
 }
+
+// errNaN is a NaN Timestamp's MarshalJSON error.
+var errNaN = errors.New("NaN has no JSON form")
 
 // Time converts ts to a time.Time in the local zone.
 func (ts Timestamp) Time() time.Time {

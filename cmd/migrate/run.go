@@ -158,7 +158,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		created, err := sqlite.EnsureFile(ctx, o.path)
 		if err != nil {
-			return err
+			return fmt.Errorf("open %s: %w", o.path, err)
 		}
 		if created {
 			fmt.Fprintf(stdout, "created new database %s\n", o.path)
@@ -168,7 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// timeout, synchronous=FULL, BEGIN IMMEDIATE, the same retry budget.
 	w, err := sqlite.OpenWriter(ctx, o.path, sqlite.Config{Retry: sqlite.DefaultRetry()})
 	if err != nil {
-		return err
+		return fmt.Errorf("open %s: %w", o.path, err) // internal/sqlite names no path
 	}
 	defer w.Close()
 	m, err := migrations.New(w, &migrations.Options{DryRun: o.dryRun, Logger: logger})
@@ -220,10 +220,13 @@ func peekVersion(ctx context.Context, path string) (v int64, exists bool, err er
 		v, err = migrations.ReadVersion(ctx, r)
 		return err
 	})
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return 0, false, nil
+	case err != nil:
+		return 0, true, fmt.Errorf("open %s: %w", path, err)
 	}
-	return v, true, err
+	return v, true, nil
 }
 
 // report serves status and version without ever writing: read-only, and a

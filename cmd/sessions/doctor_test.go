@@ -195,7 +195,7 @@ func TestDoctor(t *testing.T) {
 		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
 			t.Errorf("sessions doctor (-want +got):\n%s", diff)
 		}
-		failure(t, 1, []string{`sessions: store: search "docker": messages_fts: database is damaged: the search index is empty while messages has rows ` +
+		failure(t, 1, []string{`sessions: store: search "docker": messages_fts: the search index is empty while messages has rows ` +
 			`(rebuild it: sessions doctor --fix-fts, or Store.RebuildSearchIndex)`}, "-db", path, "search", "docker")
 	})
 	t.Run("OlderSchema", func(t *testing.T) {
@@ -205,8 +205,8 @@ func TestDoctor(t *testing.T) {
 		// the upgrade command, and exits 1.
 		path := dbtest.CopyFixture(t, "state-v9.db")
 		before := dbtest.FileHash(t, path)
-		failure(t, 1, []string{"sessions: store: database schema is older than this build: " + path +
-			" is at schema version 9, this build reads version 11; upgrade it first: migrate -db " + path + " up"}, "-db", path, "doctor")
+		failure(t, 1, []string{"sessions: store: open " + path + ": database schema is older than this build: the file is at schema version 9, " +
+			"this build reads 11; upgrade it first: migrate -db " + path + " up"}, "-db", path, "doctor")
 		if dbtest.FileHash(t, path) != before {
 			t.Error("doctor changed the file")
 		}

@@ -48,10 +48,13 @@ var importCommand = command{
 			if perr := printImport(e, res); err == nil {
 				err = perr
 			}
-			if err != nil {
-				return fmt.Errorf("import %s: %w", args[0], err)
+			// A malformed record names the file and its line: the store's
+			// "store: import: line N: …" does not know the file. Any other
+			// failure is the store's message as it is.
+			if bad := (*store.ImportError)(nil); errors.As(err, &bad) {
+				return fmt.Errorf("import %s: %w", args[0], bad)
 			}
-			return nil
+			return err
 		}
 	},
 }

@@ -71,8 +71,8 @@ func TestNewerSchemaFile(t *testing.T) {
 		t.Errorf("sessions export fx21-gw: exit %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
 	}
 
-	refused := "sessions: store: database schema is newer than this build: " + path +
-		" is at schema version 21, newer than this build's 11 (a newer Hermes wrote it); nothing was changed. " +
+	refused := "sessions: store: open " + path + ": database schema is newer than this build: the file is at schema version 21, " +
+		"this build's latest is 11 (a newer Hermes wrote it); nothing was changed. " +
 		"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)"
 	dir := filepath.Dir(path)
 	files := dbtest.DirNames(t, dir)
@@ -108,8 +108,8 @@ func TestOlderSchemaFile(t *testing.T) {
 	} {
 		path := copyTo(t, c.fixture)
 		before := dbtest.FileHash(t, path)
-		want := "sessions: store: database schema is older than this build: " + path + " is at schema version " + c.version +
-			", this build reads version 11; upgrade it first: migrate -db " + path + " up"
+		want := "sessions: store: open " + path + ": database schema is older than this build: the file is at schema version " + c.version +
+			", this build reads 11; upgrade it first: migrate -db " + path + " up"
 		for _, args := range [][]string{{"list"}, {"show", "root"}, {"search", "docker"}, {"lineage", "root"}, {"export"}, {"stats"}, {"doctor"}, {"prune", "--older-than", "1h", "--dry-run"}} {
 			failure(t, 1, []string{want}, append([]string{"-db", path}, args...)...)
 		}

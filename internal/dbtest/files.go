@@ -110,3 +110,18 @@ func WALSize(t testing.TB, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// Plain opens dsn (a path, or a file: URI with its parameters) through the
+// driver with none of the store's setup: no pragmas, no retry, one
+// connection, closed when the test ends at the latest. It is how another
+// tool, or a hand edit, opens the file.
+func Plain(t testing.TB, dsn string) *sql.DB {
+	t.Helper()
+	d, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetMaxOpenConns(1)
+	t.Cleanup(func() { d.Close() })
+	return d
+}

@@ -7,8 +7,9 @@ import (
 
 // ErrInvalid is wrapped by every error Encode and Marshal return for input that is not
 // exactly one valid JSON value (or that has invalid UTF-8 inside a string). The wrapping
-// error's message names the problem and its byte offset in the input.
-var ErrInvalid = errors.New("pyjson: invalid JSON")
+// error's message names the problem and its byte offset in the input (its text
+// names no package: the store's error for a JSON argument is this one).
+var ErrInvalid = errors.New("invalid JSON")
 
 // MaxDepth is the deepest nesting of arrays and objects Encode accepts: a
 // value nested deeper is refused (an error wrapping ErrInvalid).

@@ -143,7 +143,7 @@ func TestEncodeInvalid(t *testing.T) {
 func TestEncodeErrorOffset(t *testing.T) {
 	t.Parallel()
 	_, err := Encode([]byte(`{"a": [1, 2,]}`))
-	want := `pyjson: invalid JSON: invalid character ']' looking for the beginning of a value at offset 12`
+	want := `invalid JSON: invalid character ']' looking for the beginning of a value at offset 12`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v; want %q", err, want)
 	}
@@ -179,7 +179,7 @@ func TestEncodeDepthLimit(t *testing.T) {
 		}
 		deeper := "[" + in + "]"
 		_, err = Encode([]byte(deeper))
-		want := fmt.Sprintf("pyjson: invalid JSON: nested deeper than 512 levels (Python's json could not read it back) at offset %d", c.offset)
+		want := fmt.Sprintf("invalid JSON: nested deeper than 512 levels (Python's json could not read it back) at offset %d", c.offset)
 		if !errors.Is(err, ErrInvalid) || err.Error() != want {
 			t.Errorf("Encode(%d levels of %s) error = %v; want %q", MaxDepth+1, c.open, err, want)
 		}

@@ -13,9 +13,16 @@
 // # Error classification
 //
 // Failures are classified by SQLite's primary and extended result codes
-// ([Code]), never by message text. [IsBusy] is the only test the retry loop
-// uses; [Classify] maps the codes a caller can act on to the sentinels
-// [ErrBusy], [ErrNotDatabase], [ErrReadOnly] and [ErrCantOpen].
+// ([Code]), never by message text, here and nowhere else. [IsBusy] is the
+// only test the retry loop uses; [IsDiskFull] tells a full disk from other
+// I/O errors; [IsForeignKey] and [IsUnique] name the constraint a write
+// broke; [Classify] maps the codes a caller can act on to the sentinels
+// [ErrBusy], [ErrNotDatabase], [ErrReadOnly], [ErrCantOpen], [ErrCorrupt]
+// and [ErrDiskFull], keeping the driver's error inside.
+//
+// The errors name neither this package nor the operation: no "open PATH:"
+// (its callers say what they were doing, once: "store: open PATH: file is
+// not a SQLite database: file is not a database").
 //
 // # Files
 //

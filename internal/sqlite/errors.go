@@ -6,7 +6,12 @@ import (
 	"syscall"
 
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/hermesstate/hermesstate/internal/sentinel"
 )
+
+// The sentinels' texts name no package and no operation: the caller that
+// returns one says what it was doing (store: "store: open PATH: …").
 
 var (
 	// ErrBusy reports that the database stayed locked by another connection for
@@ -41,7 +46,7 @@ var (
 	// ErrForeignWAL reports a -wal file beside the database that belongs to
 	// another database: replaying it would replace the database's pages with
 	// the other one's. It matches [ErrCorrupt].
-	ErrForeignWAL = fmt.Errorf("%w: its -wal file belongs to another database", ErrCorrupt)
+	ErrForeignWAL = sentinel.New("the -wal file beside it belongs to another database", ErrCorrupt)
 
 	// ErrDiskFull reports a write refused because the disk, or the database's
 	// page limit, is full (SQLITE_FULL), or an I/O error a full disk caused
@@ -94,9 +99,30 @@ func IsDiskFull(err error) bool {
 	return se.SystemErrno == 0 && se.ExtendedCode == sqlite3.ErrIoErrSHMSize
 }
 
+// IsForeignKey reports whether err is a FOREIGN KEY constraint failure
+// (SQLITE_CONSTRAINT_FOREIGNKEY): a row naming a parent row that does not
+// exist.
+func IsForeignKey(err error) bool {
+	_, ext, ok := Code(err)
+	return ok && ext == sqlite3.ErrConstraintForeignKey
+}
+
+// IsUnique reports whether err is a uniqueness failure: a UNIQUE index's
+// (SQLITE_CONSTRAINT_UNIQUE) or the PRIMARY KEY's
+// (SQLITE_CONSTRAINT_PRIMARYKEY), a value another row holds. Other
+// constraints (NOT NULL, CHECK, FOREIGN KEY) are not.
+func IsUnique(err error) bool {
+	_, ext, ok := Code(err)
+	return ok && (ext == sqlite3.ErrConstraintUnique || ext == sqlite3.ErrConstraintPrimaryKey)
+}
+
 // Classify wraps err with the sentinel its SQLite code maps to, so callers can
-// test it with errors.Is and still read the driver's message. Errors without a
-// mapped code are returned unchanged; nil stays nil.
+// test it with errors.Is and still read the driver's message: "database is
+// damaged: database disk image is malformed". Where SQLite's own message for
+// the code is the sentinel's text (SQLITE_FULL's "database or disk is full",
+// SQLITE_CANTOPEN's "unable to open database file") the message is the
+// driver's alone, so that it does not say the same thing twice. Errors
+// without a mapped code are returned unchanged; nil stays nil.
 func Classify(err error) error {
 	code, _, ok := Code(err)
 	if !ok {
@@ -122,8 +148,22 @@ func Classify(err error) error {
 	default:
 		return err
 	}
-	if errors.Is(err, sentinel) {
+	switch {
+	case errors.Is(err, sentinel):
 		return err
+	case code == sqlite3.ErrFull || code == sqlite3.ErrCantOpen:
+		return &classified{sentinel: sentinel, err: err}
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
 }
+
+// classified is an error Classify matched to a sentinel whose text SQLite's
+// message already says: it reads as the driver's error and matches both.
+type classified struct {
+	sentinel, err error
+}
+
+func (e *classified) Error() string { return e.err.Error() }
+
+// Unwrap returns the sentinel and the driver's error.
+func (e *classified) Unwrap() []error { return []error{e.sentinel, e.err} }

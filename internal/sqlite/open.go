@@ -173,7 +173,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := setup(ctx, db, c.Retry, true); err != nil {
 		db.Close()
 		before.removeCreated()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	return db, nil
 }
@@ -204,7 +204,7 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 	if err := setup(ctx, db, c.Retry, false); err != nil {
 		db.Close()
 		before.removeCreated()
-		return nil, fmt.Errorf("open %s read-only: %w", path, err)
+		return nil, err
 	}
 	return db, nil
 }
@@ -311,7 +311,7 @@ const firstReadSQL = "SELECT COUNT(*) FROM sqlite_schema"
 // with a misleading disk I/O error.
 func notADirectory(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("open %s: %w: it is a directory", path, ErrCantOpen)
+		return fmt.Errorf("%w: it is a directory", ErrCantOpen)
 	}
 	return nil
 }
@@ -339,10 +339,10 @@ func EnsureFile(ctx context.Context, path string) (created bool, err error) {
 	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), rand.Uint64())
 	defer os.Remove(tmp)
 	if err := createWAL(ctx, tmp); err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create the file: %w", err)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create the file: %w", err)
 	}
 	err = os.Link(tmp, path)
 	switch {
@@ -358,7 +358,7 @@ func EnsureFile(ctx context.Context, path string) (created bool, err error) {
 		}
 		return true, os.Rename(tmp, path)
 	default:
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return false, fmt.Errorf("create the file: %w", err)
 	}
 }
 
@@ -398,19 +398,19 @@ func checkFile(path string, writer bool) error {
 		return err
 	}
 	if fi.Size() == 0 {
-		return fmt.Errorf("open %s: %w: the file is empty (0 bytes)", path, ErrNotDatabase)
+		return fmt.Errorf("%w: the file is empty (0 bytes)", ErrNotDatabase)
 	}
 	if !writer {
 		return nil
 	}
 	if err := writable(path); err != nil {
-		return fmt.Errorf("open %s: %w: %w", path, ErrReadOnly, err)
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
 	// SQLite must create the -wal and -shm files beside the database when
 	// they are missing.
 	if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
 		if err := writable(filepath.Dir(path)); err != nil {
-			return fmt.Errorf("open %s: %w: its directory: %w", path, ErrReadOnly, err)
+			return fmt.Errorf("%w: its directory: %w", ErrReadOnly, err)
 		}
 	}
 	return nil

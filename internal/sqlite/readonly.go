@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -79,7 +78,7 @@ func openPeek(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	db.SetMaxOpenConns(1)
 	if err := setup(ctx, db, c.Retry, false); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s read-only: %w", path, err)
+		return nil, err
 	}
 	return db, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -44,7 +43,7 @@ func CheckWAL(ctx context.Context, path string) error {
 		return nil
 	}
 	if err != nil || !slices.Contains(seen, "sessions") {
-		return fmt.Errorf("open %s: %w", path, ErrForeignWAL)
+		return ErrForeignWAL
 	}
 	return nil
 }

@@ -3,19 +3,24 @@ package transfer
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hermesstate/hermesstate/internal/pyjson"
 )
 
 // The store's sentinels for bad input, defined here so that a refused
 // record matches them; the store re-exports both, with these messages.
+// An error wrapping one names the field first: "model_config: invalid
+// JSON: …", "messages[0].content: text is not valid UTF-8: byte 0xff".
 var (
 	// ErrInvalidJSON is wrapped by the error for a JSON column value that
 	// is not one JSON value, or is nested deeper than Python reads
-	// (pyjson.MaxDepth).
-	ErrInvalidJSON = errors.New("store: invalid JSON")
+	// (pyjson.MaxDepth): it is pyjson's own ErrInvalid, whose errors say
+	// what is wrong and where.
+	ErrInvalidJSON = pyjson.ErrInvalid
 
 	// ErrInvalidText is wrapped by the error for text that is not UTF-8,
 	// or escapes half a UTF-16 surrogate pair: no Python str holds it.
-	ErrInvalidText = errors.New("store: text is not valid UTF-8")
+	ErrInvalidText = errors.New("text is not valid UTF-8")
 )
 
 // RecordError is a record that cannot be imported: not JSON, not a session

@@ -129,7 +129,7 @@ func JSONColumn(field string, raw []byte) (*string, int, error) {
 	}
 	v, err := pyjson.Analyze(raw)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
+		return nil, 0, fmt.Errorf("%s: %w", field, err)
 	}
 	if !v.Truthy {
 		return nil, v.Calls, nil
@@ -146,7 +146,7 @@ func checkJSONText(field string, text *string) error {
 		return nil
 	}
 	if _, err := pyjson.Encode([]byte(*text)); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidJSON, field, err)
+		return fmt.Errorf("%s: %w", field, err)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func checkText(raw []byte) error {
 		if s, ok := tok.(string); ok && w.expectingKey() {
 			if problem := badText(span, false); problem != "" {
 				w.key("")
-				return fmt.Errorf("%w: a key of %s: %s", ErrInvalidText, cmp.Or(strings.TrimSuffix(w.path(), "."), "the record"), problem)
+				return fmt.Errorf("a key of %s: %w: %s", cmp.Or(strings.TrimSuffix(w.path(), "."), "the record"), ErrInvalidText, problem)
 			}
 			w.key(s)
 			continue
@@ -51,7 +51,7 @@ func checkText(raw []byte) error {
 		if _, ok := tok.(string); ok {
 			inToolCalls := strings.Contains(w.path(), "tool_calls")
 			if problem := badText(span, inToolCalls); problem != "" {
-				return fmt.Errorf("%w: %s: %s", ErrInvalidText, w.path(), problem)
+				return fmt.Errorf("%s: %w: %s", w.path(), ErrInvalidText, problem)
 			}
 		}
 		w.token(tok)

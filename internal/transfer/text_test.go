@@ -15,13 +15,13 @@ func TestCheckText(t *testing.T) {
 		{`{"id": "s", "title": "ok \ud83d\ude00"}`, ""},
 		{`{"id": "s", "title": "\\ud800 is text"}`, ""},
 		{`{"messages": [{"tool_calls": [{"id": "\ud800"}]}]}`, ""},
-		{"{\"id\": \"s\", \"title\": \"a\xffb\"}", `store: text is not valid UTF-8: title: byte 0xff`},
-		{`{"title": "\udc00"}`, `store: text is not valid UTF-8: title: \udc00 is half a UTF-16 surrogate pair`},
-		{`{"title": "\ud800\ud800"}`, `store: text is not valid UTF-8: title: \ud800 is half a UTF-16 surrogate pair`},
-		{`{"messages": [{"content": "ok"}, {"content": "\uDBFF"}]}`, `store: text is not valid UTF-8: messages[1].content: \uDBFF is half a UTF-16 surrogate pair`},
-		{"{\"messages\": [{\"tool_calls\": [{\"function\": {\"name\": \"\xc3\"}}]}]}", `store: text is not valid UTF-8: messages[0].tool_calls[0].function.name: byte 0xc3`},
-		{"{\"messages\": [{\"\xfekey\": 1}]}", `store: text is not valid UTF-8: a key of messages[0]: byte 0xfe`},
-		{"{\"\xfekey\": 1}", `store: text is not valid UTF-8: a key of the record: byte 0xfe`},
+		{"{\"id\": \"s\", \"title\": \"a\xffb\"}", `title: text is not valid UTF-8: byte 0xff`},
+		{`{"title": "\udc00"}`, `title: text is not valid UTF-8: \udc00 is half a UTF-16 surrogate pair`},
+		{`{"title": "\ud800\ud800"}`, `title: text is not valid UTF-8: \ud800 is half a UTF-16 surrogate pair`},
+		{`{"messages": [{"content": "ok"}, {"content": "\uDBFF"}]}`, `messages[1].content: text is not valid UTF-8: \uDBFF is half a UTF-16 surrogate pair`},
+		{"{\"messages\": [{\"tool_calls\": [{\"function\": {\"name\": \"\xc3\"}}]}]}", `messages[0].tool_calls[0].function.name: text is not valid UTF-8: byte 0xc3`},
+		{"{\"messages\": [{\"\xfekey\": 1}]}", `a key of messages[0]: text is not valid UTF-8: byte 0xfe`},
+		{"{\"\xfekey\": 1}", `a key of the record: text is not valid UTF-8: byte 0xfe`},
 		{"{\"id\": \xff", ""}, // not JSON: Decode reports it
 	} {
 		err := checkText([]byte(tc.in))
