@@ -119,7 +119,7 @@ func TestErrorMessages(t *testing.T) {
 			`store: create session "c\xff": id: text is not valid UTF-8`, ErrInvalidText},
 		{"ReplacedMessageNotUTF8", func() error {
 			return s.ReplaceMessages(ctx, "a", []NewMessage{user, {Role: "user", Content: new("bad \xfe")}})
-		}, `store: replace messages of "a": message 1: content: text is not valid UTF-8`, ErrInvalidText},
+		}, `store: replace messages of "a": message 2: content: text is not valid UTF-8`, ErrInvalidText},
 		{"MetaNotUTF8", func() error { return s.SetMeta(ctx, "k", "\xff") },
 			`store: set meta "k": value: text is not valid UTF-8`, ErrInvalidText},
 		{"QueryTooLong", func() error { _, err := s.SearchMessages(ctx, words, SearchOptions{}); return err },

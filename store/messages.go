@@ -102,12 +102,12 @@ func (s *Store) ReplaceMessages(ctx context.Context, id string, msgs []NewMessag
 			// inserts, and the rollback must restore everything.
 			p, n, err := insertParams(id, m)
 			if err != nil {
-				return fmt.Errorf("message %d: %w", i, err)
+				return fmt.Errorf("message %d: %w", i+1, err) // counted from 1, as import counts
 			}
 			p.Timestamp = sqlnum.RealOf(ts)
 			ts += 1e-6
 			if _, err := s.insertMessage(ctx, tx, p); err != nil {
-				return fmt.Errorf("message %d: %w", i, err)
+				return fmt.Errorf("message %d: %w", i+1, err) // counted from 1, as import counts
 			}
 			calls += n
 		}
