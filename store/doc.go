@@ -23,6 +23,18 @@
 // with [ErrNewerSchema] before anything can write, unless it is opened
 // ReadOnly (every read works) or with Options.WriteNewerSchema.
 //
+// # What it holds, and what it must not
+//
+// The store holds the rules (the original's, and the guarantees this module
+// adds) and the transactions that apply them. It must not hold codecs or
+// SQL builders: the import reader, record checks and export writer are
+// package transfer's, the search statements package sqlitesearch's (from
+// package fts's plan), Python's JSON text package pyjson's, the numeric
+// scan types package sqlnum's, opening and classifying SQLite failures
+// package sqlite's, and the schema and its upgrades package migrations'.
+// Its SQL is sqlc's generated queries plus a few constant statements sqlc
+// cannot compile, each with its reason.
+//
 // # Writes
 //
 // Every write runs through one helper: BEGIN IMMEDIATE on the writer, the
