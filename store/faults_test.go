@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
 // TestDiskFull fills the database to its page limit (PRAGMA max_page_count
@@ -212,7 +213,10 @@ func makeReadOnly(t *testing.T, path string, mode os.FileMode) {
 		return
 	}
 	if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
-		t.Skipf("running as root and chattr +i is not available here: %v %s", err, out)
+		if os.Getenv(dbtest.RequireRootEnv) != "" {
+			t.Fatalf("running as root and chattr +i failed (%v: %s) while %s is set", err, out, dbtest.RequireRootEnv)
+		}
+		t.Skipf("running as root and chattr +i is not available here: %v %s; set %s=1 to make this a failure", err, out, dbtest.RequireRootEnv)
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", path).Run() })
 }
