@@ -10,7 +10,7 @@ import (
 )
 
 const sessionListRich = `-- name: SessionListRich :many
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(
         (SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
          FROM messages m
@@ -78,6 +78,13 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 			&i.Session.ID,
 			&i.Session.Source,
 			&i.Session.UserID,
+			&i.Session.SessionKey,
+			&i.Session.ChatID,
+			&i.Session.ChatType,
+			&i.Session.ThreadID,
+			&i.Session.DisplayName,
+			&i.Session.OriginJSON,
+			&i.Session.ExpiryFinalized,
 			&i.Session.Model,
 			&i.Session.ModelConfig,
 			&i.Session.SystemPrompt,
@@ -92,6 +99,9 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 			&i.Session.CacheReadTokens,
 			&i.Session.CacheWriteTokens,
 			&i.Session.ReasoningTokens,
+			&i.Session.Cwd,
+			&i.Session.GitBranch,
+			&i.Session.GitRepoRoot,
 			&i.Session.BillingProvider,
 			&i.Session.BillingBaseURL,
 			&i.Session.BillingMode,
@@ -102,6 +112,14 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 			&i.Session.PricingVersion,
 			&i.Session.Title,
 			&i.Session.APICallCount,
+			&i.Session.HandoffState,
+			&i.Session.HandoffPlatform,
+			&i.Session.HandoffError,
+			&i.Session.CompressionFailureCooldownUntil,
+			&i.Session.CompressionFailureError,
+			&i.Session.CompressionFallbackStreak,
+			&i.Session.RewindCount,
+			&i.Session.Archived,
 			&i.PreviewRaw,
 			&i.LastActive,
 		); err != nil {
@@ -119,7 +137,7 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 }
 
 const sessionRichRow = `-- name: SessionRichRow :one
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(
         (SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
          FROM messages m
@@ -152,6 +170,13 @@ func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (Sessi
 		&i.Session.ID,
 		&i.Session.Source,
 		&i.Session.UserID,
+		&i.Session.SessionKey,
+		&i.Session.ChatID,
+		&i.Session.ChatType,
+		&i.Session.ThreadID,
+		&i.Session.DisplayName,
+		&i.Session.OriginJSON,
+		&i.Session.ExpiryFinalized,
 		&i.Session.Model,
 		&i.Session.ModelConfig,
 		&i.Session.SystemPrompt,
@@ -166,6 +191,9 @@ func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (Sessi
 		&i.Session.CacheReadTokens,
 		&i.Session.CacheWriteTokens,
 		&i.Session.ReasoningTokens,
+		&i.Session.Cwd,
+		&i.Session.GitBranch,
+		&i.Session.GitRepoRoot,
 		&i.Session.BillingProvider,
 		&i.Session.BillingBaseURL,
 		&i.Session.BillingMode,
@@ -176,6 +204,14 @@ func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (Sessi
 		&i.Session.PricingVersion,
 		&i.Session.Title,
 		&i.Session.APICallCount,
+		&i.Session.HandoffState,
+		&i.Session.HandoffPlatform,
+		&i.Session.HandoffError,
+		&i.Session.CompressionFailureCooldownUntil,
+		&i.Session.CompressionFailureError,
+		&i.Session.CompressionFallbackStreak,
+		&i.Session.RewindCount,
+		&i.Session.Archived,
 		&i.PreviewRaw,
 		&i.LastActive,
 	)

@@ -134,13 +134,16 @@ func (q *Queries) MessageIDsTaken(ctx context.Context, db DBTX, ids interface{})
 
 const messageImport = `-- name: MessageImport :exec
 INSERT INTO messages (
-    id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-    token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
-    codex_reasoning_items, codex_message_items
+    id, session_id, role, content, tool_call_id, tool_calls, tool_name,
+    effect_disposition, timestamp, token_count, finish_reason, reasoning,
+    reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items,
+    platform_message_id, observed, active, compacted
 ) VALUES (
-    NULLIF(CAST(?1 AS INTEGER), 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8,
-    ?9, ?10, ?11, ?12, ?13,
-    ?14, ?15
+    NULLIF(CAST(?1 AS INTEGER), 0), ?2, ?3, ?4, ?5,
+    ?6, ?7, ?8, ?9, ?10,
+    ?11, ?12, ?13, ?14,
+    ?15, ?16, ?17, ?18,
+    ?19, ?20
 )
 `
 
@@ -152,6 +155,7 @@ type MessageImportParams struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
+	EffectDisposition   *string
 	Timestamp           sqlnum.Real
 	TokenCount          sqlnum.Int
 	FinishReason        *string
@@ -160,6 +164,10 @@ type MessageImportParams struct {
 	ReasoningDetails    *string
 	CodexReasoningItems *string
 	CodexMessageItems   *string
+	PlatformMessageID   *string
+	Observed            sqlnum.Int
+	Active              sqlnum.Int
+	Compacted           sqlnum.Int
 }
 
 // MessageImport writes one message of an imported session with every
@@ -176,6 +184,7 @@ func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportP
 		arg.ToolCallID,
 		arg.ToolCalls,
 		arg.ToolName,
+		arg.EffectDisposition,
 		arg.Timestamp,
 		arg.TokenCount,
 		arg.FinishReason,
@@ -184,6 +193,10 @@ func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportP
 		arg.ReasoningDetails,
 		arg.CodexReasoningItems,
 		arg.CodexMessageItems,
+		arg.PlatformMessageID,
+		arg.Observed,
+		arg.Active,
+		arg.Compacted,
 	)
 	return err
 }
@@ -244,7 +257,7 @@ func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertP
 }
 
 const messageListBySession = `-- name: MessageListBySession :many
-SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = ?1 ORDER BY timestamp, id
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE session_id = ?1 ORDER BY timestamp, id
 `
 
 // MessageListBySession returns a session's messages oldest first.
@@ -265,6 +278,7 @@ func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID s
 			&i.ToolCallID,
 			&i.ToolCalls,
 			&i.ToolName,
+			&i.EffectDisposition,
 			&i.Timestamp,
 			&i.TokenCount,
 			&i.FinishReason,
@@ -273,6 +287,10 @@ func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID s
 			&i.ReasoningDetails,
 			&i.CodexReasoningItems,
 			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
 		); err != nil {
 			return nil, err
 		}
@@ -288,7 +306,7 @@ func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID s
 }
 
 const messagePage = `-- name: MessagePage :many
-SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items FROM messages
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
 WHERE session_id = ?1
   AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3))
 ORDER BY timestamp, id
@@ -328,6 +346,7 @@ func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParam
 			&i.ToolCallID,
 			&i.ToolCalls,
 			&i.ToolName,
+			&i.EffectDisposition,
 			&i.Timestamp,
 			&i.TokenCount,
 			&i.FinishReason,
@@ -336,6 +355,10 @@ func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParam
 			&i.ReasoningDetails,
 			&i.CodexReasoningItems,
 			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
 		); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,41 @@ import (
 	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
+type AsyncDelegation struct {
+	DelegationID      string
+	OriginSession     string
+	OriginUiSessionID string
+	ParentSessionID   *string
+	State             string
+	DispatchedAt      sqlnum.Real
+	CompletedAt       sqlnum.Real
+	UpdatedAt         sqlnum.Real
+	EventJSON         *string
+	ResultJSON        *string
+	DeliveryState     string
+	DeliveryAttempts  sqlnum.Int
+	DeliveredAt       sqlnum.Real
+	OwnerPID          sqlnum.Int
+	OwnerStartedAt    sqlnum.Int
+	TaskJSON          *string
+	DeliveryClaim     *string
+	DeliveryClaimedAt sqlnum.Real
+}
+
+type CompressionLock struct {
+	SessionID  string
+	Holder     string
+	AcquiredAt sqlnum.Real
+	ExpiresAt  sqlnum.Real
+}
+
+type GatewayRouting struct {
+	Scope      string
+	SessionKey string
+	EntryJSON  string
+	UpdatedAt  sqlnum.Real
+}
+
 type Message struct {
 	ID                  int64
 	SessionID           string
@@ -16,6 +51,7 @@ type Message struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
+	EffectDisposition   *string
 	Timestamp           sqlnum.Real
 	TokenCount          sqlnum.Int
 	FinishReason        *string
@@ -24,6 +60,10 @@ type Message struct {
 	ReasoningDetails    *string
 	CodexReasoningItems *string
 	CodexMessageItems   *string
+	PlatformMessageID   *string
+	Observed            sqlnum.Int
+	Active              sqlnum.Int
+	Compacted           sqlnum.Int
 }
 
 type MessagesFTS struct {
@@ -39,33 +79,71 @@ type SchemaVersion struct {
 }
 
 type Session struct {
-	ID               string
-	Source           string
-	UserID           *string
-	Model            *string
-	ModelConfig      *string
-	SystemPrompt     *string
-	ParentSessionID  *string
-	StartedAt        sqlnum.Real
-	EndedAt          sqlnum.Real
-	EndReason        *string
-	MessageCount     sqlnum.Int
-	ToolCallCount    sqlnum.Int
+	ID                              string
+	Source                          string
+	UserID                          *string
+	SessionKey                      *string
+	ChatID                          *string
+	ChatType                        *string
+	ThreadID                        *string
+	DisplayName                     *string
+	OriginJSON                      *string
+	ExpiryFinalized                 sqlnum.Int
+	Model                           *string
+	ModelConfig                     *string
+	SystemPrompt                    *string
+	ParentSessionID                 *string
+	StartedAt                       sqlnum.Real
+	EndedAt                         sqlnum.Real
+	EndReason                       *string
+	MessageCount                    sqlnum.Int
+	ToolCallCount                   sqlnum.Int
+	InputTokens                     sqlnum.Int
+	OutputTokens                    sqlnum.Int
+	CacheReadTokens                 sqlnum.Int
+	CacheWriteTokens                sqlnum.Int
+	ReasoningTokens                 sqlnum.Int
+	Cwd                             *string
+	GitBranch                       *string
+	GitRepoRoot                     *string
+	BillingProvider                 *string
+	BillingBaseURL                  *string
+	BillingMode                     *string
+	EstimatedCostUSD                sqlnum.Real
+	ActualCostUSD                   sqlnum.Real
+	CostStatus                      *string
+	CostSource                      *string
+	PricingVersion                  *string
+	Title                           *string
+	APICallCount                    sqlnum.Int
+	HandoffState                    *string
+	HandoffPlatform                 *string
+	HandoffError                    *string
+	CompressionFailureCooldownUntil sqlnum.Real
+	CompressionFailureError         *string
+	CompressionFallbackStreak       sqlnum.Int
+	RewindCount                     sqlnum.Int
+	Archived                        sqlnum.Int
+}
+
+type SessionModelUsage struct {
+	SessionID        string
+	Model            string
+	BillingProvider  string
+	BillingBaseURL   string
+	BillingMode      string
+	APICallCount     sqlnum.Int
 	InputTokens      sqlnum.Int
 	OutputTokens     sqlnum.Int
 	CacheReadTokens  sqlnum.Int
 	CacheWriteTokens sqlnum.Int
 	ReasoningTokens  sqlnum.Int
-	BillingProvider  *string
-	BillingBaseURL   *string
-	BillingMode      *string
 	EstimatedCostUSD sqlnum.Real
 	ActualCostUSD    sqlnum.Real
 	CostStatus       *string
 	CostSource       *string
-	PricingVersion   *string
-	Title            *string
-	APICallCount     sqlnum.Int
+	FirstSeen        sqlnum.Real
+	LastSeen         sqlnum.Real
 }
 
 type StateMeta struct {

@@ -106,7 +106,7 @@ func (q *Queries) SessionAddTokens(ctx context.Context, db DBTX, arg SessionAddT
 }
 
 const sessionBrowse = `-- name: SessionBrowse :many
-SELECT s.id, s.source, s.user_id, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count,
+SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
 FROM sessions s
 LEFT JOIN (
@@ -144,6 +144,13 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.ID,
 			&i.Session.Source,
 			&i.Session.UserID,
+			&i.Session.SessionKey,
+			&i.Session.ChatID,
+			&i.Session.ChatType,
+			&i.Session.ThreadID,
+			&i.Session.DisplayName,
+			&i.Session.OriginJSON,
+			&i.Session.ExpiryFinalized,
 			&i.Session.Model,
 			&i.Session.ModelConfig,
 			&i.Session.SystemPrompt,
@@ -158,6 +165,9 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.CacheReadTokens,
 			&i.Session.CacheWriteTokens,
 			&i.Session.ReasoningTokens,
+			&i.Session.Cwd,
+			&i.Session.GitBranch,
+			&i.Session.GitRepoRoot,
 			&i.Session.BillingProvider,
 			&i.Session.BillingBaseURL,
 			&i.Session.BillingMode,
@@ -168,6 +178,14 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 			&i.Session.PricingVersion,
 			&i.Session.Title,
 			&i.Session.APICallCount,
+			&i.Session.HandoffState,
+			&i.Session.HandoffPlatform,
+			&i.Session.HandoffError,
+			&i.Session.CompressionFailureCooldownUntil,
+			&i.Session.CompressionFailureError,
+			&i.Session.CompressionFallbackStreak,
+			&i.Session.RewindCount,
+			&i.Session.Archived,
 			&i.LastActive,
 		); err != nil {
 			return nil, err
@@ -356,7 +374,7 @@ func (q *Queries) SessionExists(ctx context.Context, db DBTX, id string) (bool, 
 }
 
 const sessionGet = `-- name: SessionGet :one
-SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count FROM sessions WHERE id = ?1
+SELECT id, source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json, expiry_finalized, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cwd, git_branch, git_repo_root, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count, handoff_state, handoff_platform, handoff_error, compression_failure_cooldown_until, compression_failure_error, compression_fallback_streak, rewind_count, archived FROM sessions WHERE id = ?1
 `
 
 // SessionGet returns one session by exact id. Timestamps are REAL epoch
@@ -369,6 +387,13 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.ID,
 		&i.Source,
 		&i.UserID,
+		&i.SessionKey,
+		&i.ChatID,
+		&i.ChatType,
+		&i.ThreadID,
+		&i.DisplayName,
+		&i.OriginJSON,
+		&i.ExpiryFinalized,
 		&i.Model,
 		&i.ModelConfig,
 		&i.SystemPrompt,
@@ -383,6 +408,9 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.CacheReadTokens,
 		&i.CacheWriteTokens,
 		&i.ReasoningTokens,
+		&i.Cwd,
+		&i.GitBranch,
+		&i.GitRepoRoot,
 		&i.BillingProvider,
 		&i.BillingBaseURL,
 		&i.BillingMode,
@@ -393,56 +421,89 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, id string) (Session, 
 		&i.PricingVersion,
 		&i.Title,
 		&i.APICallCount,
+		&i.HandoffState,
+		&i.HandoffPlatform,
+		&i.HandoffError,
+		&i.CompressionFailureCooldownUntil,
+		&i.CompressionFailureError,
+		&i.CompressionFallbackStreak,
+		&i.RewindCount,
+		&i.Archived,
 	)
 	return i, err
 }
 
 const sessionImport = `-- name: SessionImport :exec
 INSERT INTO sessions (
-    id, source, user_id, model, model_config, system_prompt, parent_session_id,
-    started_at, ended_at, end_reason, message_count, tool_call_count,
+    id, source, user_id, session_key, chat_id, chat_type, thread_id, display_name,
+    origin_json, expiry_finalized, model, model_config, system_prompt,
+    parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count,
     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-    reasoning_tokens, billing_provider, billing_base_url, billing_mode,
-    estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
-    pricing_version, title, api_call_count
+    reasoning_tokens, cwd, git_branch, git_repo_root, billing_provider,
+    billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status,
+    cost_source, pricing_version, title, api_call_count, handoff_state,
+    handoff_platform, handoff_error, compression_failure_cooldown_until,
+    compression_failure_error, compression_fallback_streak, rewind_count, archived
 ) VALUES (
     ?1, ?2, ?3, ?4, ?5, ?6, ?7,
     ?8, ?9, ?10, ?11, ?12,
-    ?13, ?14, ?15, ?16,
-    ?17, ?18, ?19, ?20,
-    ?21, ?22, ?23, ?24,
-    ?25, ?26, ?27
+    ?13, ?14, ?15, ?16, ?17,
+    ?18, ?19, ?20, ?21, ?22,
+    ?23, ?24, ?25, ?26, ?27,
+    ?28, ?29, ?30, ?31,
+    ?32, ?33, ?34, ?35, ?36,
+    ?37, ?38, ?39, ?40,
+    ?41, ?42,
+    ?43, ?44, ?45
 )
 `
 
 type SessionImportParams struct {
-	ID               string
-	Source           string
-	UserID           *string
-	Model            *string
-	ModelConfig      *string
-	SystemPrompt     *string
-	ParentSessionID  *string
-	StartedAt        sqlnum.Real
-	EndedAt          sqlnum.Real
-	EndReason        *string
-	MessageCount     sqlnum.Int
-	ToolCallCount    sqlnum.Int
-	InputTokens      sqlnum.Int
-	OutputTokens     sqlnum.Int
-	CacheReadTokens  sqlnum.Int
-	CacheWriteTokens sqlnum.Int
-	ReasoningTokens  sqlnum.Int
-	BillingProvider  *string
-	BillingBaseURL   *string
-	BillingMode      *string
-	EstimatedCostUSD sqlnum.Real
-	ActualCostUSD    sqlnum.Real
-	CostStatus       *string
-	CostSource       *string
-	PricingVersion   *string
-	Title            *string
-	APICallCount     sqlnum.Int
+	ID                              string
+	Source                          string
+	UserID                          *string
+	SessionKey                      *string
+	ChatID                          *string
+	ChatType                        *string
+	ThreadID                        *string
+	DisplayName                     *string
+	OriginJSON                      *string
+	ExpiryFinalized                 sqlnum.Int
+	Model                           *string
+	ModelConfig                     *string
+	SystemPrompt                    *string
+	ParentSessionID                 *string
+	StartedAt                       sqlnum.Real
+	EndedAt                         sqlnum.Real
+	EndReason                       *string
+	MessageCount                    sqlnum.Int
+	ToolCallCount                   sqlnum.Int
+	InputTokens                     sqlnum.Int
+	OutputTokens                    sqlnum.Int
+	CacheReadTokens                 sqlnum.Int
+	CacheWriteTokens                sqlnum.Int
+	ReasoningTokens                 sqlnum.Int
+	Cwd                             *string
+	GitBranch                       *string
+	GitRepoRoot                     *string
+	BillingProvider                 *string
+	BillingBaseURL                  *string
+	BillingMode                     *string
+	EstimatedCostUSD                sqlnum.Real
+	ActualCostUSD                   sqlnum.Real
+	CostStatus                      *string
+	CostSource                      *string
+	PricingVersion                  *string
+	Title                           *string
+	APICallCount                    sqlnum.Int
+	HandoffState                    *string
+	HandoffPlatform                 *string
+	HandoffError                    *string
+	CompressionFailureCooldownUntil sqlnum.Real
+	CompressionFailureError         *string
+	CompressionFallbackStreak       sqlnum.Int
+	RewindCount                     sqlnum.Int
+	Archived                        sqlnum.Int
 }
 
 // SessionImport writes a session row exactly as an export carries it,
@@ -454,6 +515,13 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.ID,
 		arg.Source,
 		arg.UserID,
+		arg.SessionKey,
+		arg.ChatID,
+		arg.ChatType,
+		arg.ThreadID,
+		arg.DisplayName,
+		arg.OriginJSON,
+		arg.ExpiryFinalized,
 		arg.Model,
 		arg.ModelConfig,
 		arg.SystemPrompt,
@@ -468,6 +536,9 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.CacheReadTokens,
 		arg.CacheWriteTokens,
 		arg.ReasoningTokens,
+		arg.Cwd,
+		arg.GitBranch,
+		arg.GitRepoRoot,
 		arg.BillingProvider,
 		arg.BillingBaseURL,
 		arg.BillingMode,
@@ -478,6 +549,14 @@ func (q *Queries) SessionImport(ctx context.Context, db DBTX, arg SessionImportP
 		arg.PricingVersion,
 		arg.Title,
 		arg.APICallCount,
+		arg.HandoffState,
+		arg.HandoffPlatform,
+		arg.HandoffError,
+		arg.CompressionFailureCooldownUntil,
+		arg.CompressionFailureError,
+		arg.CompressionFallbackStreak,
+		arg.RewindCount,
+		arg.Archived,
 	)
 	return err
 }

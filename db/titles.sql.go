@@ -10,7 +10,7 @@ import (
 )
 
 const sessionGetByTitle = `-- name: SessionGetByTitle :one
-SELECT id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count FROM sessions WHERE title = ?1 LIMIT 1
+SELECT id, source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json, expiry_finalized, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cwd, git_branch, git_repo_root, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count, handoff_state, handoff_platform, handoff_error, compression_failure_cooldown_until, compression_failure_error, compression_fallback_streak, rewind_count, archived FROM sessions WHERE title = ?1 LIMIT 1
 `
 
 // SessionGetByTitle finds the session with exactly this title (the unique
@@ -22,6 +22,13 @@ func (q *Queries) SessionGetByTitle(ctx context.Context, db DBTX, title *string)
 		&i.ID,
 		&i.Source,
 		&i.UserID,
+		&i.SessionKey,
+		&i.ChatID,
+		&i.ChatType,
+		&i.ThreadID,
+		&i.DisplayName,
+		&i.OriginJSON,
+		&i.ExpiryFinalized,
 		&i.Model,
 		&i.ModelConfig,
 		&i.SystemPrompt,
@@ -36,6 +43,9 @@ func (q *Queries) SessionGetByTitle(ctx context.Context, db DBTX, title *string)
 		&i.CacheReadTokens,
 		&i.CacheWriteTokens,
 		&i.ReasoningTokens,
+		&i.Cwd,
+		&i.GitBranch,
+		&i.GitRepoRoot,
 		&i.BillingProvider,
 		&i.BillingBaseURL,
 		&i.BillingMode,
@@ -46,6 +56,14 @@ func (q *Queries) SessionGetByTitle(ctx context.Context, db DBTX, title *string)
 		&i.PricingVersion,
 		&i.Title,
 		&i.APICallCount,
+		&i.HandoffState,
+		&i.HandoffPlatform,
+		&i.HandoffError,
+		&i.CompressionFailureCooldownUntil,
+		&i.CompressionFailureError,
+		&i.CompressionFallbackStreak,
+		&i.RewindCount,
+		&i.Archived,
 	)
 	return i, err
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// FS holds the migrations, 00001_*.sql … 00011_*.sql, each with a
+// FS holds the migrations, 00001_*.sql … 00021_*.sql, each with a
 // -- +goose Up and a -- +goose Down section.
 //
 //go:embed *.sql
@@ -13,32 +13,41 @@ var FS embed.FS
 
 // Latest is the schema version the migrations lead to, the version the
 // original calls SCHEMA_VERSION.
-const Latest int64 = 11
+const Latest int64 = 21
 
-// The original's v11 DDL (v11/*.sql), byte for byte: what Up runs to
-// create a new file and to bring an older one to Latest, and what the
-// reconcile compares files with.
+// Upstream's v21 DDL (v21/*.sql, commit c2a3b9ce5), byte for byte: what Up
+// runs to create a new file and to bring an older one to Latest, and what
+// the reconcile compares files with.
 //
-//go:embed v11/*.sql
-var v11FS embed.FS
+//go:embed v21/*.sql
+var v21FS embed.FS
 
 var (
 	// schemaSQL is SCHEMA_SQL: the tables and their indexes, IF NOT EXISTS.
-	schemaSQL = v11Script("schema.sql")
+	schemaSQL = v21Script("schema.sql")
+	// platformIndexSQL is idx_messages_platform_msg_id, sent on its own after
+	// the reconcile; deferredIndexSQL is DEFERRED_INDEX_SQL, right after it:
+	// both name columns the reconcile may have just added.
+	platformIndexSQL = v21Script("platform_index.sql")
+	deferredIndexSQL = v21Script("deferred_index.sql")
+	// backfillV16SQL and backfillV20SQL are upstream's v16 and v20 data
+	// steps (tag delegate sessions, seed per-model usage).
+	backfillV16SQL = v21Script("backfill_v16.sql")
+	backfillV20SQL = v21Script("backfill_v20.sql")
 	// titleIndexSQL is the unique title index, created after the version
 	// bookkeeping.
-	titleIndexSQL = v11Script("title_index.sql")
+	titleIndexSQL = v21Script("title_index.sql")
 	// ftsSQL and ftsTrigramSQL are FTS_SQL and FTS_TRIGRAM_SQL: each inline
 	// FTS5 table with its three triggers.
-	ftsSQL        = v11Script("fts.sql")
-	ftsTrigramSQL = v11Script("fts_trigram.sql")
+	ftsSQL        = v21Script("fts.sql")
+	ftsTrigramSQL = v21Script("fts_trigram.sql")
 )
 
-// v11Script returns v11/name without its leading comment lines, which
+// v21Script returns v21/name without its leading comment lines, which
 // SQLite would not store anyway (sqlite_master keeps each statement from
 // its CREATE keyword).
-func v11Script(name string) string {
-	b, err := v11FS.ReadFile("v11/" + name)
+func v21Script(name string) string {
+	b, err := v21FS.ReadFile("v21/" + name)
 	if err != nil {
 		panic("migrations: embedded " + name + ": " + err.Error())
 	}

@@ -76,6 +76,30 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 			return nil, err
 		}
 	}
+	// 2b. The indexes on reconciled columns: the platform message index on
+	// its own, then DEFERRED_INDEX_SQL.
+	if live, err = takeSnapshot(ctx, conn); err != nil {
+		return nil, err
+	}
+	if _, ok := live.objects[platformIndex]; !ok {
+		if _, ok := live.column("messages", "platform_message_id"); ok {
+			if err := run("create index "+platformIndex, platformIndexSQL); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if missing := missingAny(live, deferredIndexes); missing {
+		if err := run("create the deferred indexes", deferredIndexSQL); err != nil {
+			return nil, err
+		}
+	}
+	// 2c. The heal of rows an older reconcile left with a NULL active
+	// (upstream #51646), on every run.
+	if n, err := execCount(ctx, conn, sqlHealActive); err != nil {
+		return nil, fmt.Errorf("heal messages.active: %w", err)
+	} else if n > 0 {
+		done = append(done, fmt.Sprintf("set active = 1 on %d messages", n))
+	}
 	// 3. The version.
 	switch {
 	case !hasRow:
@@ -84,22 +108,18 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 		}
 		done = append(done, fmt.Sprintf("set schema version %d", Latest))
 	case version < Latest:
-		// The v11 step: every trigger, then both tables, then each index
-		// created and filled, in the original's order.
-		var triggers, tables []string
-		for _, name := range d.fts {
-			for _, t := range ftsTriggers(d.full, name) {
-				triggers = append(triggers, "DROP TRIGGER IF EXISTS "+quoteIdent(t))
-			}
-			tables = append(tables, "DROP TABLE IF EXISTS "+quoteIdent(name))
-		}
-		for _, stmt := range append(triggers, tables...) {
-			if _, err := conn.ExecContext(ctx, stmt); err != nil {
-				return nil, fmt.Errorf("drop the old full-text indexes: %w", err)
+		if version < 11 {
+			if err := v11Step(ctx, conn, d, run); err != nil {
+				return nil, err
 			}
 		}
-		for _, name := range d.fts {
-			if err := run("rebuild full-text index "+name, ftsCreate(d.full, name)...); err != nil {
+		if version < 16 {
+			if err := run("tag delegate sessions (v16)", backfillV16SQL); err != nil {
+				return nil, err
+			}
+		}
+		if version < 20 {
+			if err := run("seed per-model usage (v20)", backfillV20SQL); err != nil {
 				return nil, err
 			}
 		}
@@ -179,4 +199,53 @@ func missingAny(live snapshot, names []string) bool {
 		_, ok := live.objects[n]
 		return !ok
 	})
+}
+
+// v11Step is the v11 data step, for a file below 11: every FTS trigger,
+// then both FTS tables, dropped; then each index created inline as declared
+// and filled from messages, in upstream's order.
+func v11Step(ctx context.Context, conn dbConn, d *declaredSchema, run func(string, ...string) error) error {
+	var triggers, tables []string
+	for _, name := range d.fts {
+		for _, t := range ftsTriggers(d.full, name) {
+			triggers = append(triggers, "DROP TRIGGER IF EXISTS "+quoteIdent(t))
+		}
+		tables = append(tables, "DROP TABLE IF EXISTS "+quoteIdent(name))
+	}
+	for _, stmt := range append(triggers, tables...) {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("drop the old full-text indexes: %w", err)
+		}
+	}
+	for _, name := range d.fts {
+		if err := run("rebuild full-text index "+name, ftsCreate(d.full, name)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execCount runs stmt and returns the rows it changed.
+func execCount(ctx context.Context, conn dbConn, stmt string) (int64, error) {
+	res, err := conn.ExecContext(ctx, stmt)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+const (
+	// platformIndex is the index upstream creates on its own after the
+	// reconcile.
+	platformIndex = "idx_messages_platform_msg_id"
+	// sqlHealActive is upstream's heal of rows an older reconcile left with
+	// a NULL active (it sends this text on every open); the partial index
+	// idx_messages_active_null makes it cheap when there are none.
+	sqlHealActive = "UPDATE messages SET active = 1 WHERE active IS NULL"
+)
+
+// deferredIndexes names DEFERRED_INDEX_SQL's indexes.
+var deferredIndexes = []string{
+	"idx_messages_session_active", "idx_messages_active_null", "idx_sessions_session_key",
+	"idx_sessions_gateway_peer", "idx_sessions_handoff_state",
 }

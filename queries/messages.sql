@@ -64,13 +64,16 @@ DELETE FROM messages WHERE session_id = @session_id;
 -- imported into a fresh file exports identically.
 -- name: MessageImport :exec
 INSERT INTO messages (
-    id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-    token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
-    codex_reasoning_items, codex_message_items
+    id, session_id, role, content, tool_call_id, tool_calls, tool_name,
+    effect_disposition, timestamp, token_count, finish_reason, reasoning,
+    reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items,
+    platform_message_id, observed, active, compacted
 ) VALUES (
-    NULLIF(CAST(@id AS INTEGER), 0), @session_id, @role, @content, @tool_call_id, @tool_calls, @tool_name, @timestamp,
-    @token_count, @finish_reason, @reasoning, @reasoning_content, @reasoning_details,
-    @codex_reasoning_items, @codex_message_items
+    NULLIF(CAST(@id AS INTEGER), 0), @session_id, @role, @content, @tool_call_id,
+    @tool_calls, @tool_name, @effect_disposition, @timestamp, @token_count,
+    @finish_reason, @reasoning, @reasoning_content, @reasoning_details,
+    @codex_reasoning_items, @codex_message_items, @platform_message_id, @observed,
+    @active, @compacted
 );
 
 -- MessageIDsTaken counts how many of a list of message ids (a JSON array)

@@ -177,19 +177,26 @@ FROM sessions WHERE id = CAST(@id AS TEXT);
 -- existing ids before it gets here, inside the same transaction.
 -- name: SessionImport :exec
 INSERT INTO sessions (
-    id, source, user_id, model, model_config, system_prompt, parent_session_id,
-    started_at, ended_at, end_reason, message_count, tool_call_count,
+    id, source, user_id, session_key, chat_id, chat_type, thread_id, display_name,
+    origin_json, expiry_finalized, model, model_config, system_prompt,
+    parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count,
     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-    reasoning_tokens, billing_provider, billing_base_url, billing_mode,
-    estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
-    pricing_version, title, api_call_count
+    reasoning_tokens, cwd, git_branch, git_repo_root, billing_provider,
+    billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status,
+    cost_source, pricing_version, title, api_call_count, handoff_state,
+    handoff_platform, handoff_error, compression_failure_cooldown_until,
+    compression_failure_error, compression_fallback_streak, rewind_count, archived
 ) VALUES (
-    @id, @source, @user_id, @model, @model_config, @system_prompt, @parent_session_id,
-    @started_at, @ended_at, @end_reason, @message_count, @tool_call_count,
-    @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens,
-    @reasoning_tokens, @billing_provider, @billing_base_url, @billing_mode,
-    @estimated_cost_usd, @actual_cost_usd, @cost_status, @cost_source,
-    @pricing_version, @title, @api_call_count
+    @id, @source, @user_id, @session_key, @chat_id, @chat_type, @thread_id,
+    @display_name, @origin_json, @expiry_finalized, @model, @model_config,
+    @system_prompt, @parent_session_id, @started_at, @ended_at, @end_reason,
+    @message_count, @tool_call_count, @input_tokens, @output_tokens, @cache_read_tokens,
+    @cache_write_tokens, @reasoning_tokens, @cwd, @git_branch, @git_repo_root,
+    @billing_provider, @billing_base_url, @billing_mode, @estimated_cost_usd,
+    @actual_cost_usd, @cost_status, @cost_source, @pricing_version, @title,
+    @api_call_count, @handoff_state, @handoff_platform, @handoff_error,
+    @compression_failure_cooldown_until, @compression_failure_error,
+    @compression_fallback_streak, @rewind_count, @archived
 );
 
 -- SessionSetParent links an imported session to its parent once the parent

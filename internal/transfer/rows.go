@@ -2,39 +2,57 @@ package transfer
 
 import "github.com/hermesstate/hermesstate/internal/sqlnum"
 
-// Session is one sessions row: its 27 columns in the table's order, as the
+// Session is one sessions row: its 45 columns in the table's order, as the
 // generated db.Session (and db.SessionImportParams) holds them.
 type Session struct {
-	ID               string
-	Source           string
-	UserID           *string
-	Model            *string
-	ModelConfig      *string // JSON text
-	SystemPrompt     *string
-	ParentSessionID  *string
-	StartedAt        sqlnum.Real
-	EndedAt          sqlnum.Real
-	EndReason        *string
-	MessageCount     sqlnum.Int
-	ToolCallCount    sqlnum.Int
-	InputTokens      sqlnum.Int
-	OutputTokens     sqlnum.Int
-	CacheReadTokens  sqlnum.Int
-	CacheWriteTokens sqlnum.Int
-	ReasoningTokens  sqlnum.Int
-	BillingProvider  *string
-	BillingBaseURL   *string
-	BillingMode      *string
-	EstimatedCostUSD sqlnum.Real
-	ActualCostUSD    sqlnum.Real
-	CostStatus       *string
-	CostSource       *string
-	PricingVersion   *string
-	Title            *string
-	APICallCount     sqlnum.Int
+	ID                              string
+	Source                          string
+	UserID                          *string
+	SessionKey                      *string
+	ChatID                          *string
+	ChatType                        *string
+	ThreadID                        *string
+	DisplayName                     *string
+	OriginJSON                      *string
+	ExpiryFinalized                 sqlnum.Int
+	Model                           *string
+	ModelConfig                     *string
+	SystemPrompt                    *string
+	ParentSessionID                 *string
+	StartedAt                       sqlnum.Real
+	EndedAt                         sqlnum.Real
+	EndReason                       *string
+	MessageCount                    sqlnum.Int
+	ToolCallCount                   sqlnum.Int
+	InputTokens                     sqlnum.Int
+	OutputTokens                    sqlnum.Int
+	CacheReadTokens                 sqlnum.Int
+	CacheWriteTokens                sqlnum.Int
+	ReasoningTokens                 sqlnum.Int
+	Cwd                             *string
+	GitBranch                       *string
+	GitRepoRoot                     *string
+	BillingProvider                 *string
+	BillingBaseURL                  *string
+	BillingMode                     *string
+	EstimatedCostUSD                sqlnum.Real
+	ActualCostUSD                   sqlnum.Real
+	CostStatus                      *string
+	CostSource                      *string
+	PricingVersion                  *string
+	Title                           *string
+	APICallCount                    sqlnum.Int
+	HandoffState                    *string
+	HandoffPlatform                 *string
+	HandoffError                    *string
+	CompressionFailureCooldownUntil sqlnum.Real
+	CompressionFailureError         *string
+	CompressionFallbackStreak       sqlnum.Int
+	RewindCount                     sqlnum.Int
+	Archived                        sqlnum.Int
 }
 
-// Message is one messages row: its 15 columns in the table's order, as the
+// Message is one messages row: its 20 columns in the table's order, as the
 // generated db.Message (and db.MessageImportParams) holds them. An ID of 0
 // is no id: the import lets the database number the row.
 type Message struct {
@@ -43,16 +61,21 @@ type Message struct {
 	Role                string
 	Content             *string
 	ToolCallID          *string
-	ToolCalls           *string // JSON text
+	ToolCalls           *string
 	ToolName            *string
+	EffectDisposition   *string
 	Timestamp           sqlnum.Real
 	TokenCount          sqlnum.Int
 	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
-	ReasoningDetails    *string // JSON text
-	CodexReasoningItems *string // JSON text
-	CodexMessageItems   *string // JSON text
+	ReasoningDetails    *string
+	CodexReasoningItems *string
+	CodexMessageItems   *string
+	PlatformMessageID   *string
+	Observed            sqlnum.Int
+	Active              sqlnum.Int
+	Compacted           sqlnum.Int
 }
 
 // Entry is one export line: a session, its last activity and its messages.
