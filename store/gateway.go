@@ -32,7 +32,7 @@ type GatewayPeer struct {
 	SessionKey string
 	// UserID, ChatID, ChatType and ThreadID are the peer; "" is NULL.
 	UserID, ChatID, ChatType, ThreadID string
-	// DisplayName and OriginJSON are the presentation metadata; "" and nil
+	// DisplayName and OriginJSON are the presentation metadata; empty ones
 	// keep what is stored. OriginJSON must be one JSON value; its bytes are
 	// stored exactly as given. FindLatestGatewaySessionForPeer ignores both.
 	DisplayName string
@@ -78,7 +78,7 @@ func (s *Store) RecordGatewaySessionPeer(ctx context.Context, id string, p Gatew
 		return err
 	}
 	var origin *string
-	if p.OriginJSON != nil {
+	if len(p.OriginJSON) > 0 {
 		text, err := opaqueJSON("origin json", p.OriginJSON)
 		if err != nil {
 			return err
