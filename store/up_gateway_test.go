@@ -56,6 +56,14 @@ func findPeer(t *testing.T, s *Store, p GatewayPeer) string {
 	return sess.ID
 }
 
+// findByKey is findPeer by the key alone: without a chat type there is no
+// peer-tuple fallback.
+func findByKey(t *testing.T, s *Store, p GatewayPeer) string {
+	t.Helper()
+	p.ChatType = ""
+	return findPeer(t, s, p)
+}
+
 // upstream: test_gateway_session_peer_round_trip_and_recovery
 func TestUpGatewayPeerRoundTripAndRecovery(t *testing.T) {
 	t.Parallel()
@@ -83,8 +91,8 @@ func TestUpGatewayRecoveryWSOrphanReap(t *testing.T) {
 	gwSession(t, s, "reaped-gw-session", dmPeer)
 	say(t, s, "reaped-gw-session", "hello")
 	mustEnd(t, s, "reaped-gw-session", "ws_orphan_reap")
-	if got := findPeer(t, s, dmPeer); got != "reaped-gw-session" {
-		t.Fatalf("recovered %q, want reaped-gw-session", got)
+	if got, byKey := findPeer(t, s, dmPeer), findByKey(t, s, dmPeer); got != "reaped-gw-session" || byKey != got {
+		t.Fatalf("recovered %q (by key alone %q), want reaped-gw-session", got, byKey)
 	}
 	if err := s.ReopenSession(t.Context(), "reaped-gw-session"); err != nil {
 		t.Fatal(err)
@@ -101,16 +109,16 @@ func TestUpGatewayRecoveryAgentClose(t *testing.T) {
 	gwSession(t, s, "closed-gw-session", dmPeer)
 	say(t, s, "closed-gw-session", "hello")
 	mustEnd(t, s, "closed-gw-session", "agent_close")
-	if got := findPeer(t, s, dmPeer); got != "closed-gw-session" {
-		t.Fatalf("recovered %q, want closed-gw-session", got)
+	if got, byKey := findPeer(t, s, dmPeer), findByKey(t, s, dmPeer); got != "closed-gw-session" || byKey != got {
+		t.Fatalf("recovered %q (by key alone %q), want closed-gw-session", got, byKey)
 	}
 	mustEnd(t, s, "closed-gw-session", "session_reset") // the first end wins: still agent_close
 	if got := findPeer(t, s, dmPeer); got != "closed-gw-session" {
 		t.Fatalf("after a second end: recovered %q, want closed-gw-session", got)
 	}
 	execSQL(t, s, "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?", 5000.0, "session_reset", "closed-gw-session")
-	if got := findPeer(t, s, dmPeer); got != "" {
-		t.Errorf("a session ended by a reset was recovered: %q", got)
+	if got, byKey := findPeer(t, s, dmPeer), findByKey(t, s, dmPeer); got != "" || byKey != "" {
+		t.Errorf("a session ended by a reset was recovered: %q (by key alone %q)", got, byKey)
 	}
 }
 

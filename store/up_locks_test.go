@@ -1,13 +1,10 @@
 package store
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -398,7 +395,7 @@ func TestUpLockProcessesOneWinner(t *testing.T) {
 	const n = 6
 	helpers := make([]*helperProcess, n)
 	for i := range helpers {
-		helpers[i] = startHelper(t, "compression-lock", "HERMESSTATE_DB="+path, fmt.Sprintf("HERMESSTATE_HOLDER=proc_%d", i))
+		helpers[i] = startHelper(t, "tables", "HERMESSTATE_DB="+path, fmt.Sprintf("HERMESSTATE_HOLDER=proc_%d", i))
 		if got := helpers[i].next(t); got != "ready" {
 			t.Fatalf("helper %d: %q, want ready", i, got)
 		}
@@ -423,32 +420,4 @@ func TestUpLockProcessesOneWinner(t *testing.T) {
 		t.Fatalf("winners %v, want exactly one", winners)
 	}
 	wantHolder(t, s, "contended", winners[0])
-}
-
-// runCompressionLockHelper is the "compression-lock" helper process: it
-// opens the store at path, says "ready", and for each "acquire ID" line
-// tries to take ID's lock as holder, printing true or false.
-func runCompressionLockHelper(ctx context.Context, path, holder string) int {
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer s.Close()
-	fmt.Println("ready")
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		id, ok := strings.CutPrefix(in.Text(), "acquire ")
-		if !ok {
-			fmt.Fprintf(os.Stderr, "compression-lock: unknown command %q\n", in.Text())
-			return 2
-		}
-		got, err := s.TryAcquireCompressionLock(ctx, id, holder, 0)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "compression-lock:", err)
-			return 1
-		}
-		fmt.Println(got)
-	}
-	return 0
 }

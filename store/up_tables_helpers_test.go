@@ -1,7 +1,13 @@
 package store
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,4 +64,66 @@ func wantRows(t *testing.T, s *Store, want [][]any, query string, args ...any) {
 	if diff := cmp.Diff(want, tableRows(t, s, query, args...)); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", query, diff)
 	}
+}
+
+// runTablesHelper is the "tables" helper process (see runHelper): it opens
+// the store at path, says "ready", and runs one command per input line,
+// answering each with one line:
+//
+//	acquire ID     TryAcquireCompressionLock(ID, holder, 0): true or false
+//	dispatch ID    DispatchDelegation and CompleteDelegation of ID (owner
+//	               "owner-session", parent "durable-parent", summary
+//	               "after restart"): ok
+//	undelivered    the events of UndeliveredDelegations, one JSON array
+//	deliver ID     MarkDelegationDelivered(ID): true or false
+func runTablesHelper(ctx context.Context, path, holder string) int {
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer s.Close()
+	fmt.Println("ready")
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		command, arg, _ := strings.Cut(in.Text(), " ")
+		answer, err := tablesCommand(ctx, s, holder, command, arg)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tables helper: %s: %v\n", in.Text(), err)
+			return 1
+		}
+		fmt.Println(answer)
+	}
+	return 0
+}
+
+// tablesCommand runs one command of runTablesHelper.
+func tablesCommand(ctx context.Context, s *Store, holder, command, arg string) (string, error) {
+	switch command {
+	case "acquire":
+		ok, err := s.TryAcquireCompressionLock(ctx, arg, holder, 0)
+		return fmt.Sprint(ok), err
+	case "dispatch":
+		err := s.DispatchDelegation(ctx, DelegationDispatch{ID: arg, OriginSession: "owner-session", ParentSessionID: "durable-parent",
+			OwnerPID: int64(os.Getpid()), Task: json.RawMessage(`{"goal": "restart", "context": null, "toolsets": null, "role": "leaf", "model": "m"}`)})
+		if err == nil {
+			err = s.CompleteDelegation(ctx, arg, DelegationCompletion{
+				Event:  json.RawMessage(`{"type": "async_delegation", "delegation_id": "` + arg + `", "session_key": "owner-session", "parent_session_id": "durable-parent", "status": "completed", "summary": "after restart"}`),
+				Result: json.RawMessage(`{"status": "completed", "summary": "after restart"}`),
+			})
+		}
+		return "ok", err
+	case "undelivered":
+		ds, err := s.UndeliveredDelegations(ctx)
+		events := []json.RawMessage{}
+		for _, d := range ds {
+			events = append(events, json.RawMessage(d.Event))
+		}
+		b, _ := json.Marshal(events)
+		return string(b), err
+	case "deliver":
+		ok, err := s.MarkDelegationDelivered(ctx, arg)
+		return fmt.Sprint(ok), err
+	}
+	return "", fmt.Errorf("unknown command %q", command)
 }
