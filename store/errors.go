@@ -161,9 +161,11 @@ func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 var (
 	// ErrEmptyArgument is returned when an argument that names what a call
 	// works on (a lock holder, a gateway session key or source, a routing
-	// key, a delegation id or claim, a handoff platform) is "": the original
-	// ignores such calls silently. The message names the argument, e.g.
-	// "holder: must not be empty". Nothing is written.
+	// key or entry, a delegation id or claim, a handoff platform) is "", or
+	// a required value is missing (a completion's event, the liveness
+	// callback): the original ignores such calls silently. The message
+	// names the argument, e.g. "holder: must not be empty". Nothing is
+	// written.
 	ErrEmptyArgument = errors.New("must not be empty")
 
 	// ErrInvalidTTL is returned for a negative compression lock lease: the
