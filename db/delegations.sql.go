@@ -101,7 +101,7 @@ func (q *Queries) DelegationCompleteDelivery(ctx context.Context, db DBTX, arg D
 
 const delegationCountPending = `-- name: DelegationCountPending :one
 SELECT COUNT(*) FROM async_delegations
-WHERE state NOT IN ('running', 'finalizing') AND delivery_state = 'pending'
+WHERE state <> 'running' AND state <> 'finalizing' AND delivery_state = 'pending'
 `
 
 // DelegationCountPending counts the terminal rows still due for delivery.
@@ -113,7 +113,7 @@ func (q *Queries) DelegationCountPending(ctx context.Context, db DBTX) (int64, e
 }
 
 const delegationCountTerminal = `-- name: DelegationCountTerminal :one
-SELECT COUNT(*) FROM async_delegations WHERE state NOT IN ('running', 'finalizing')
+SELECT COUNT(*) FROM async_delegations WHERE state <> 'running' AND state <> 'finalizing'
 `
 
 // DelegationCountTerminal counts the terminal rows.
@@ -231,7 +231,7 @@ func (q *Queries) DelegationGet(ctx context.Context, db DBTX, delegationID strin
 
 const delegationInFlight = `-- name: DelegationInFlight :many
 SELECT delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, completed_at, updated_at, event_json, result_json, delivery_state, delivery_attempts, delivered_at, owner_pid, owner_started_at, task_json, delivery_claim, delivery_claimed_at FROM async_delegations
-WHERE state IN ('running', 'finalizing')
+WHERE (state = 'running' OR state = 'finalizing')
 ORDER BY dispatched_at, delegation_id
 `
 
@@ -393,7 +393,7 @@ func (q *Queries) DelegationPruneDelivered(ctx context.Context, db DBTX, cutoff 
 const delegationPrunePending = `-- name: DelegationPrunePending :execrows
 DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
-    WHERE state NOT IN ('running', 'finalizing') AND delivery_state = 'pending'
+    WHERE state <> 'running' AND state <> 'finalizing' AND delivery_state = 'pending'
     ORDER BY updated_at ASC, delegation_id ASC
     LIMIT ?1
 )
@@ -412,7 +412,7 @@ func (q *Queries) DelegationPrunePending(ctx context.Context, db DBTX, excess in
 const delegationPruneTerminal = `-- name: DelegationPruneTerminal :execrows
 DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
-    WHERE state NOT IN ('running', 'finalizing')
+    WHERE state <> 'running' AND state <> 'finalizing'
     ORDER BY CASE delivery_state WHEN 'delivered' THEN 0 ELSE 1 END,
              updated_at ASC, delegation_id ASC
     LIMIT ?1

@@ -15,7 +15,7 @@ const gatewayLatestByKey = `-- name: GatewayLatestByKey :one
 SELECT id, source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json, expiry_finalized, model, model_config, system_prompt, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cwd, git_branch, git_repo_root, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count, handoff_state, handoff_platform, handoff_error, compression_failure_cooldown_until, compression_failure_error, compression_fallback_streak, rewind_count, archived FROM sessions
 WHERE session_key = ?1
   AND source = ?2
-  AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))
+  AND (ended_at IS NULL OR end_reason = 'agent_close' OR end_reason = 'ws_orphan_reap')
   AND (COALESCE(message_count, 0) > 0 OR EXISTS (
       SELECT 1 FROM messages WHERE messages.session_id = sessions.id LIMIT 1
   ))
@@ -91,7 +91,7 @@ WHERE source = ?1
   AND COALESCE(chat_id, '') = CAST(?3 AS TEXT)
   AND COALESCE(chat_type, '') = CAST(?4 AS TEXT)
   AND COALESCE(thread_id, '') = CAST(?5 AS TEXT)
-  AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))
+  AND (ended_at IS NULL OR end_reason = 'agent_close' OR end_reason = 'ws_orphan_reap')
   AND (COALESCE(message_count, 0) > 0 OR EXISTS (
       SELECT 1 FROM messages WHERE messages.session_id = sessions.id LIMIT 1
   ))

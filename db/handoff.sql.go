@@ -153,7 +153,7 @@ const handoffRequest = `-- name: HandoffRequest :execrows
 
 UPDATE sessions
 SET handoff_state = 'pending', handoff_platform = ?1, handoff_error = NULL
-WHERE id = ?2 AND (handoff_state IS NULL OR handoff_state IN ('completed', 'failed'))
+WHERE id = ?2 AND (handoff_state IS NULL OR handoff_state = 'completed' OR handoff_state = 'failed')
 `
 
 type HandoffRequestParams struct {

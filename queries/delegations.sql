@@ -73,7 +73,7 @@ DELETE FROM async_delegations WHERE delegation_id = @delegation_id;
 -- of their owners.
 -- name: DelegationInFlight :many
 SELECT * FROM async_delegations
-WHERE state IN ('running', 'finalizing')
+WHERE (state = 'running' OR state = 'finalizing')
 ORDER BY dispatched_at, delegation_id;
 
 -- DelegationMarkUnknown records that a delegation's owner died before its
@@ -91,14 +91,14 @@ WHERE delivery_state = 'delivered' AND updated_at < @cutoff;
 
 -- DelegationCountTerminal counts the terminal rows.
 -- name: DelegationCountTerminal :one
-SELECT COUNT(*) FROM async_delegations WHERE state NOT IN ('running', 'finalizing');
+SELECT COUNT(*) FROM async_delegations WHERE state <> 'running' AND state <> 'finalizing';
 
 -- DelegationPruneTerminal drops the oldest terminal rows, delivered ones
 -- first (ties by id, so the choice is stable).
 -- name: DelegationPruneTerminal :execrows
 DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
-    WHERE state NOT IN ('running', 'finalizing')
+    WHERE state <> 'running' AND state <> 'finalizing'
     ORDER BY CASE delivery_state WHEN 'delivered' THEN 0 ELSE 1 END,
              updated_at ASC, delegation_id ASC
     LIMIT @excess
@@ -107,14 +107,14 @@ DELETE FROM async_delegations WHERE delegation_id IN (
 -- DelegationCountPending counts the terminal rows still due for delivery.
 -- name: DelegationCountPending :one
 SELECT COUNT(*) FROM async_delegations
-WHERE state NOT IN ('running', 'finalizing') AND delivery_state = 'pending';
+WHERE state <> 'running' AND state <> 'finalizing' AND delivery_state = 'pending';
 
 -- DelegationPrunePending drops the oldest terminal rows still due for
 -- delivery (ties by id).
 -- name: DelegationPrunePending :execrows
 DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
-    WHERE state NOT IN ('running', 'finalizing') AND delivery_state = 'pending'
+    WHERE state <> 'running' AND state <> 'finalizing' AND delivery_state = 'pending'
     ORDER BY updated_at ASC, delegation_id ASC
     LIMIT @excess
 );

@@ -89,7 +89,7 @@ ORDER BY started_at DESC, id DESC;
 SELECT * FROM sessions
 WHERE session_key = @session_key
   AND source = @source
-  AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))
+  AND (ended_at IS NULL OR end_reason = 'agent_close' OR end_reason = 'ws_orphan_reap')
   AND (COALESCE(message_count, 0) > 0 OR EXISTS (
       SELECT 1 FROM messages WHERE messages.session_id = sessions.id LIMIT 1
   ))
@@ -106,7 +106,7 @@ WHERE source = @source
   AND COALESCE(chat_id, '') = CAST(@chat_id AS TEXT)
   AND COALESCE(chat_type, '') = CAST(@chat_type AS TEXT)
   AND COALESCE(thread_id, '') = CAST(@thread_id AS TEXT)
-  AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))
+  AND (ended_at IS NULL OR end_reason = 'agent_close' OR end_reason = 'ws_orphan_reap')
   AND (COALESCE(message_count, 0) > 0 OR EXISTS (
       SELECT 1 FROM messages WHERE messages.session_id = sessions.id LIMIT 1
   ))

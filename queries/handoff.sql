@@ -6,7 +6,7 @@
 -- name: HandoffRequest :execrows
 UPDATE sessions
 SET handoff_state = 'pending', handoff_platform = @platform, handoff_error = NULL
-WHERE id = @id AND (handoff_state IS NULL OR handoff_state IN ('completed', 'failed'));
+WHERE id = @id AND (handoff_state IS NULL OR handoff_state = 'completed' OR handoff_state = 'failed');
 
 -- HandoffClaim moves a pending handoff to running; 0 rows means it was not
 -- pending (another watcher claimed it) or no session.
