@@ -31,16 +31,16 @@ import (
 // DelegationRunning and DelegationFinalizing are in flight, every other
 // state is terminal.
 const (
-	DelegationRunning    = "running"
-	DelegationFinalizing = "finalizing"
-	DelegationCompleted  = "completed"
-	DelegationUnknown    = "unknown"
+	DelegationRunning    = "running"    // dispatched, its runner has not returned
+	DelegationFinalizing = "finalizing" // in flight: its result is being recorded
+	DelegationCompleted  = "completed"  // the runner's result is recorded
+	DelegationUnknown    = "unknown"    // its owner died first (RecoverAbandonedDelegations)
 )
 
 // The delivery states of a delegation's completion.
 const (
-	DeliveryPending   = "pending"
-	DeliveryDelivered = "delivered"
+	DeliveryPending   = "pending"   // not yet delivered into the parent's conversation
+	DeliveryDelivered = "delivered" // delivered (DeliveredAt says when)
 )
 
 // Retention defaults, upstream's: delivered rows are kept 7 days after
@@ -54,6 +54,7 @@ const (
 
 // Delegation is one row of async_delegations.
 type Delegation struct {
+	// ID is the delegation id; State its state (DelegationRunning, …).
 	ID string `json:"delegation_id"`
 	// OriginSession is the gateway session key the completion is routed
 	// back to ("" for the CLI); OriginUISessionID the UI tab that

@@ -16,12 +16,12 @@ import (
 // and completes or fails it. A new request is accepted only when no handoff
 // is in flight: from no state, completed or failed.
 
-// The handoff states.
+// The handoff states (sessions.handoff_state).
 const (
-	HandoffPending   = "pending"
-	HandoffRunning   = "running"
-	HandoffCompleted = "completed"
-	HandoffFailed    = "failed"
+	HandoffPending   = "pending"   // requested by the CLI, not yet claimed
+	HandoffRunning   = "running"   // claimed by a gateway watcher
+	HandoffCompleted = "completed" // delivered to the platform
+	HandoffFailed    = "failed"    // given up; Handoff.Error says why
 )
 
 // MaxHandoffErrorLength is how many code points of a failure reason
