@@ -296,6 +296,58 @@ func TestEveryMethodAfterClose(t *testing.T) {
 		"UpdateSystemPrompt":     {func() error { return s.UpdateSystemPrompt(ctx, "a", "p") }, `update system prompt of "a"`},
 		"UpdateTokenCounts":      {func() error { return s.UpdateTokenCounts(ctx, "a", TokenUpdate{InputTokens: 1}) }, `update token counts of "a"`},
 		"Vacuum":                 {func() error { return s.Vacuum(ctx) }, "vacuum"},
+
+		// The v21 tables (locks.go, compression_state.go, gateway*.go,
+		// handoff.go, delegation*.go).
+		"TryAcquireCompressionLock":        {func() error { _, err := s.TryAcquireCompressionLock(ctx, "a", "h", 0); return err }, `acquire compression lock "a"`},
+		"RefreshCompressionLock":           {func() error { _, err := s.RefreshCompressionLock(ctx, "a", "h", 0); return err }, `refresh compression lock "a"`},
+		"ReleaseCompressionLock":           {func() error { return s.ReleaseCompressionLock(ctx, "a", "h") }, `release compression lock "a"`},
+		"CompressionLockHolder":            {func() error { _, _, err := s.CompressionLockHolder(ctx, "a"); return err }, `read compression lock "a"`},
+		"RecordCompressionFailureCooldown": {func() error { return s.RecordCompressionFailureCooldown(ctx, "a", 1, "e") }, `record compression cooldown "a"`},
+		"ClearCompressionFailureCooldown":  {func() error { return s.ClearCompressionFailureCooldown(ctx, "a") }, `clear compression cooldown "a"`},
+		"CompressionFailureCooldown":       {func() error { _, err := s.CompressionFailureCooldown(ctx, "a"); return err }, `read compression cooldown "a"`},
+		"CompressionFallbackStreak":        {func() error { _, err := s.CompressionFallbackStreak(ctx, "a"); return err }, `read compression fallback streak "a"`},
+		"SetCompressionFallbackStreak":     {func() error { return s.SetCompressionFallbackStreak(ctx, "a", 1) }, `set compression fallback streak "a"`},
+		"RecordGatewaySessionPeer": {func() error {
+			return s.RecordGatewaySessionPeer(ctx, "a", GatewayPeer{Source: "telegram", SessionKey: "k"})
+		}, `record gateway peer "a"`},
+		"SetExpiryFinalized":  {func() error { return s.SetExpiryFinalized(ctx, "a", true) }, `set expiry finalized "a"`},
+		"ListGatewaySessions": {func() error { _, err := s.ListGatewaySessions(ctx, GatewayListOptions{}); return err }, "list gateway sessions"},
+		"FindSessionByOrigin": {func() error {
+			_, err := s.FindSessionByOrigin(ctx, Origin{Platform: "telegram", ChatID: "c"})
+			return err
+		}, `find session by origin "telegram:c"`},
+		"FindLatestGatewaySessionForPeer": {func() error {
+			_, err := s.FindLatestGatewaySessionForPeer(ctx, GatewayPeer{Source: "telegram", SessionKey: "k"})
+			return err
+		}, `find gateway session "k"`},
+		"SaveGatewayRoutingEntry":      {func() error { return s.SaveGatewayRoutingEntry(ctx, "", "k", []byte(`1`)) }, `save gateway routing entry "k"`},
+		"ReplaceGatewayRoutingEntries": {func() error { return s.ReplaceGatewayRoutingEntries(ctx, "sc", nil) }, `replace gateway routing entries "sc"`},
+		"LoadGatewayRoutingEntries":    {func() error { _, err := s.LoadGatewayRoutingEntries(ctx, "sc"); return err }, `load gateway routing entries "sc"`},
+		"DeleteGatewayRoutingEntries":  {func() error { return s.DeleteGatewayRoutingEntries(ctx, "sc", []string{"k"}) }, `delete gateway routing entries "sc"`},
+		"RequestHandoff":               {func() error { _, err := s.RequestHandoff(ctx, "a", "telegram"); return err }, `request handoff "a"`},
+		"ClaimHandoff":                 {func() error { _, err := s.ClaimHandoff(ctx, "a"); return err }, `claim handoff "a"`},
+		"CompleteHandoff":              {func() error { return s.CompleteHandoff(ctx, "a") }, `complete handoff "a"`},
+		"FailHandoff":                  {func() error { return s.FailHandoff(ctx, "a", "e") }, `fail handoff "a"`},
+		"HandoffState":                 {func() error { _, err := s.HandoffState(ctx, "a"); return err }, `read handoff "a"`},
+		"ListPendingHandoffs":          {func() error { _, err := s.ListPendingHandoffs(ctx); return err }, "list pending handoffs"},
+		"DispatchDelegation":           {func() error { return s.DispatchDelegation(ctx, DelegationDispatch{ID: "d"}) }, `dispatch delegation "d"`},
+		"CompleteDelegation": {func() error {
+			return s.CompleteDelegation(ctx, "d", DelegationCompletion{Event: []byte(`{}`)})
+		}, `complete delegation "d"`},
+		"DeleteDelegation":           {func() error { return s.DeleteDelegation(ctx, "d") }, `delete delegation "d"`},
+		"PruneDelegations":           {func() error { _, err := s.PruneDelegations(ctx, DelegationRetention{}); return err }, "prune delegations"},
+		"GetDelegation":              {func() error { _, err := s.GetDelegation(ctx, "d"); return err }, `get delegation "d"`},
+		"ListDelegations":            {func() error { _, err := s.ListDelegations(ctx); return err }, "list delegations"},
+		"UndeliveredDelegations":     {func() error { _, err := s.UndeliveredDelegations(ctx); return err }, "list undelivered delegations"},
+		"ClaimDelegationDelivery":    {func() error { _, err := s.ClaimDelegationDelivery(ctx, "d", "c"); return err }, `claim delegation delivery "d"`},
+		"ReleaseDelegationDelivery":  {func() error { _, err := s.ReleaseDelegationDelivery(ctx, "d", "c"); return err }, `release delegation delivery "d"`},
+		"CompleteDelegationDelivery": {func() error { _, err := s.CompleteDelegationDelivery(ctx, "d", "c"); return err }, `complete delegation delivery "d"`},
+		"MarkDelegationDelivered":    {func() error { _, err := s.MarkDelegationDelivered(ctx, "d"); return err }, `mark delegation delivered "d"`},
+		"RecoverAbandonedDelegations": {func() error {
+			_, err := s.RecoverAbandonedDelegations(ctx, func(int64, *int64) bool { return true })
+			return err
+		}, "recover abandoned delegations"},
 		// Close again is nil (documented); Path and Stats cannot fail.
 		"Close": {func() error { return s.Close() }, ""},
 		"Path":  {func() error { s.Path(); return nil }, ""},

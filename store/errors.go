@@ -155,3 +155,26 @@ func (e *AmbiguousError) Error() string {
 
 // Is makes errors.Is(err, ErrAmbiguous) true.
 func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
+
+// Errors of the v21 tables' API (compression locks, gateway routing,
+// handoff, async delegations).
+var (
+	// ErrEmptyArgument is returned when an argument that names what a call
+	// works on (a lock holder, a gateway session key or source, a routing
+	// key or entry, a delegation id or claim, a handoff platform) is "", or
+	// a required value is missing (a completion's event, the liveness
+	// callback): the original ignores such calls silently. The message
+	// names the argument, e.g. "holder: must not be empty". Nothing is
+	// written.
+	ErrEmptyArgument = errors.New("must not be empty")
+
+	// ErrInvalidTTL is returned for a negative compression lock lease: the
+	// original would write a lock that has already expired and report it
+	// acquired. Nothing is written.
+	ErrInvalidTTL = errors.New("negative lock TTL")
+
+	// ErrDelegationNotFound is returned by a write that names an async
+	// delegation that does not exist. Nothing is written. It matches
+	// ErrNotFound.
+	ErrDelegationNotFound = sentinel.New("no such delegation", ErrNotFound)
+)

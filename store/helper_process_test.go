@@ -45,6 +45,8 @@ func runHelper(name string) int {
 		return runLockHolder(ctx, os.Getenv("HERMESSTATE_DB"))
 	case "lock-probe":
 		return runLockProbe(ctx, os.Getenv("HERMESSTATE_DB"))
+	case "tables":
+		return runTablesHelper(ctx, os.Getenv("HERMESSTATE_DB"), os.Getenv("HERMESSTATE_HOLDER"))
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2
