@@ -170,7 +170,9 @@ func BenchmarkListSessionsRich(b *testing.B) {
 					for _, r := range rows {
 						if err == nil && deref(r.Session.EndReason) == "compression" {
 							var tip string
-							if tip, err = s.q.SessionCompressionTip(ctx, s.r, r.Session.ID); err == nil {
+							var walk []string
+							if walk, err = s.q.SessionCompressionWalk(ctx, s.r, r.Session.ID); err == nil {
+								tip = walk[len(walk)-1]
 								_, err = s.q.SessionRichRow(ctx, s.r, tip)
 							}
 						}

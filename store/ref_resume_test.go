@@ -44,7 +44,7 @@ func TestResolveResumeSessionID(t *testing.T) {
 		assertResume(t, s, "head", "bulk")
 	})
 
-	t.Run("ReturnsSelfWhenSessionHasMessages", func(t *testing.T) {
+	t.Run("ReturnsSelfWhenOnlyParentHasMessages", func(t *testing.T) {
 		t.Parallel()
 		s, _ := openStore(t, nil)
 		makeChain(t, s, [][2]string{{"root", ""}, {"child", "root"}})
