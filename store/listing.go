@@ -34,7 +34,13 @@ type ListOptions struct {
 	// only roots and /branch children are listed (a child carrying the
 	// _branched_from marker, or whose parent ended "branched" before it
 	// started), and never a session whose model_config carries the
-	// _delegate_from marker, even one whose parent is gone.
+	// _delegate_from marker, even one whose parent is gone. One marker
+	// value is not taken for a delegate, unlike upstream: "__orphaned__",
+	// the v16 migration's guess on every untitled, childless root of at
+	// most 25 messages holding a tool message, which hides real
+	// conversations; such a session is listed as before the migration. A
+	// model_config that is not JSON carries no marker (upstream's listing
+	// fails on it).
 	IncludeChildren bool
 	// MinMessageCount keeps the sessions with at least that many messages
 	// (message_count); 0 or less keeps all.
@@ -96,7 +102,8 @@ type RichSession struct {
 // LineageRootID naming the root. Limit and Offset apply before that
 // projection.
 //
-// It returns ErrClosed, or ctx's error when ctx ends first.
+// It returns ErrClosed, or ctx's error (at once, with a query or a cwd
+// prefix, even inside a long match) when ctx ends first.
 func (s *Store) ListSessionsRich(ctx context.Context, opts ListOptions) (_ []RichSession, err error) {
 	defer wrap(&err, "list sessions")
 	return s.listSessionsRich(ctx, opts)
@@ -113,7 +120,14 @@ func (s *Store) listSessionsRich(ctx context.Context, opts ListOptions) ([]RichS
 	idNeedle, searchNeedle := listNeedle(opts.IDQuery), listNeedle(opts.SearchQuery)
 	chain := opts.OrderByLastActive || idNeedle != nil || searchNeedle != nil
 	project := !opts.IncludeChildren && !opts.RawCompressionRoots
-	return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
+	// A query or a cwd prefix is matched with instr() or LIKE, quadratic
+	// over a huge stored id, title or cwd and not interruptible inside one
+	// call: such a listing answers ctx's end at once (see readUntilDone).
+	reader := read[[]RichSession]
+	if idNeedle != nil || searchNeedle != nil || f.cwdPrefix != nil {
+		reader = readUntilDone[[]RichSession]
+	}
+	return reader(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
 		var rows []db.SessionListRichRow
 		var err error
 		if chain {

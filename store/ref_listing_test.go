@@ -80,6 +80,10 @@ func wantIDsIn(t *testing.T, ids []string, in, out []string) {
 }
 
 // TestListSessionsRich is A.16 TestListSessionsRich.
+//
+// upstream: TestListSessionsRich, its 11 tests of v11 (one subtest each,
+// named after them); of its 8 new ones 5 are TestListSessionsRichV21, the
+// rest docs/upstream-tests/listing.md says where.
 func TestListSessionsRich(t *testing.T) {
 	t.Parallel()
 
@@ -249,6 +253,9 @@ func compressionTip(t *testing.T, s *Store, id string) string {
 }
 
 // TestCompressionChainProjection is A.17 TestCompressionChainProjection.
+//
+// upstream: TestCompressionChainProjection, its 7 tests of v11 (one subtest
+// each); test_list_projection_uses_tip_cwd is TestCompressionChainProjectionV21.
 func TestCompressionChainProjection(t *testing.T) {
 	t.Parallel()
 
@@ -421,6 +428,10 @@ func TestCompressionProjectionFields(t *testing.T) {
 	}
 }
 
+// upstream: TestExcludeSources::test_list_sessions_rich_excludes_tool_source,
+// test_list_sessions_rich_no_exclusion_returns_all, test_list_sessions_rich_source_and_exclude_combined,
+// test_list_sessions_rich_exclude_multiple_sources.
+//
 // TestExcludeSources is the list_sessions_rich half of A.18
 // TestExcludeSources (the search_messages half is ported elsewhere).
 func TestExcludeSources(t *testing.T) {

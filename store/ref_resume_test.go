@@ -29,6 +29,10 @@ func assertResume(t testing.TB, s *Store, id, want string) {
 	}
 }
 
+// upstream: tests/hermes_state/test_resolve_resume_session_id.py, its 8 tests of
+// v11 (one subtest each, named after them; test_returns_self_when_session_has_messages
+// is test_returns_self_when_only_parent_has_messages at v21); its 4 new ones are
+// TestResolveResumeSessionIDV21.
 func TestResolveResumeSessionID(t *testing.T) {
 	t.Parallel()
 
