@@ -67,8 +67,8 @@ func walkEnd(id string, walk []string) string {
 // the session list tells branches: a branch made before the marker existed
 // is not a continuation of its parent. An empty id is returned as it is.
 //
-// It returns ErrClosed, or ErrCorrupt where upstream answers the id it was
-// given on any database error.
+// It returns ErrClosed, or the database's error (ErrCorrupt, say) where
+// upstream answers the id it was given.
 func (s *Store) ResolveResumeSessionID(ctx context.Context, id string) (_ string, err error) {
 	defer wrapOn(&err, "resolve resume of", id)
 	if id == "" {
