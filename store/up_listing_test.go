@@ -1176,3 +1176,41 @@ func TestResumeLegacyBranch(t *testing.T) {
 	execSQL(t, s, "UPDATE sessions SET ended_at = 1200, end_reason = 'branched' WHERE id = 'p2'")
 	assertResume(t, s, "p2", "early")
 }
+
+// TestListingLongInputs: queries, prefixes and ids longer than SQLite's
+// LIKE pattern limit (50,000 bytes) get answers, never "LIKE or GLOB
+// pattern too complex": needles are matched with instr(), a cwd prefix
+// that long matches only an equal cwd, and the cron range is compared, not
+// matched.
+func TestListingLongInputs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := openStore(t, quick(nil))
+	long := strings.Repeat("x", maxLikePattern+10_000)
+	id := long + "-id"
+	mustCreate(t, s, NewSession{ID: id, Source: "cli"})
+	execSQL(t, s, "UPDATE sessions SET cwd = ? WHERE id = ?", long, id)
+	job := strings.Repeat("j", maxLikePattern+10_000)
+	mustCreate(t, s, NewSession{ID: "cron_" + job + "_1", Source: "cron"})
+
+	if got := idSearch(t, s, id, IDSearchOptions{}); !slices.Equal(got, []string{id}) {
+		t.Errorf("SearchSessionsByID(long id) found %d sessions", len(got))
+	}
+	for _, opts := range []ListOptions{{IDQuery: long}, {SearchQuery: strings.ToUpper(long)}, {CwdPrefix: long}, {CwdPrefix: long + "/"}} {
+		if got := richIDs(listRich(t, s, opts)); !slices.Equal(got, []string{id}) {
+			t.Errorf("ListSessionsRich with a long query or prefix: %d sessions, want the one", len(got))
+		}
+	}
+	if got := richIDs(listRich(t, s, ListOptions{CwdPrefix: long[:len(long)-1]})); len(got) != 0 {
+		t.Errorf("a long cwd prefix matched %d sessions below it; want none (no LIKE that long)", len(got))
+	}
+	if n, err := s.CountSessions(ctx, CountOptions{CwdPrefix: long}); err != nil || n != 1 {
+		t.Errorf("CountSessions(long prefix) = %d, %v; want 1", n, err)
+	}
+	if runs := cronRuns(t, s, job, 0, 0); len(runs) != 1 {
+		t.Errorf("ListCronJobRuns(long job) = %d runs, want 1", len(runs))
+	}
+	if got, err := s.CompressionLineage(ctx, id); err != nil || !slices.Equal(got, []string{id}) {
+		t.Errorf("CompressionLineage(long id) = %d ids, %v", len(got), err)
+	}
+}
