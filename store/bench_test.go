@@ -166,7 +166,7 @@ func BenchmarkListSessionsRich(b *testing.B) {
 			compare(b,
 				func() error { _, err := s.ListSessionsRich(ctx, ListOptions{Limit: limit}); return err },
 				func() error {
-					rows, err := s.q.SessionListRich(ctx, s.r, db.SessionListRichParams{Limit: int64(limit)})
+					rows, err := s.q.SessionListRich(ctx, s.r, db.SessionListRichParams{Archived: new(int64(0)), Limit: int64(limit)})
 					for _, r := range rows {
 						if err == nil && deref(r.Session.EndReason) == "compression" {
 							var tip string
