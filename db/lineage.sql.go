@@ -65,43 +65,117 @@ func (q *Queries) SessionAncestors(ctx context.Context, db DBTX, id string) ([]S
 	return items, nil
 }
 
-const sessionCompressionTip = `-- name: SessionCompressionTip :one
-WITH RECURSIVE chain(id, depth) AS (
+const sessionCompressionAncestors = `-- name: SessionCompressionAncestors :many
+WITH RECURSIVE up(id, depth) AS (
+    SELECT s.id, 0 FROM sessions s WHERE s.id = ?1
+    UNION ALL
+    SELECT parent.id, up.depth + 1
+    FROM up
+    JOIN sessions child ON child.id = up.id
+    JOIN sessions parent ON parent.id = child.parent_session_id
+    WHERE parent.end_reason = 'compression'
+      AND json_extract(CASE WHEN json_valid(child.model_config, 10) THEN child.model_config END, '$._branched_from') IS NULL
+      AND json_extract(CASE WHEN json_valid(child.model_config, 10) THEN child.model_config END, '$._delegate_from') IS NULL
+      AND COALESCE(child.source, '') != 'tool'
+      AND up.depth < 100
+)
+SELECT CAST(id AS TEXT) AS id FROM up ORDER BY depth
+`
+
+// SessionCompressionAncestors walks up a compression chain: the session
+// (when it exists), then its parent while the step is a compression edge of
+// SessionCompressionWalk (the parent ended 'compression' and the child
+// carries neither marker and is not a 'tool' session), at most 100 steps.
+// The store stops at the first repeated id.
+func (q *Queries) SessionCompressionAncestors(ctx context.Context, db DBTX, id string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, sessionCompressionAncestors, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionCompressionWalk = `-- name: SessionCompressionWalk :many
+WITH RECURSIVE walk(id, depth) AS (
     SELECT CAST(?1 AS TEXT), 0
     UNION ALL
     SELECT (
-        SELECT c.id FROM sessions c
-        WHERE c.parent_session_id = chain.id
-          AND c.started_at = (
-              SELECT MAX(c2.started_at) FROM sessions c2
-              WHERE c2.parent_session_id = chain.id
-                AND c2.started_at >= (
-                    SELECT p.ended_at FROM sessions p
-                    WHERE p.id = chain.id AND p.end_reason = 'compression'))
-    ), chain.depth + 1
-    FROM chain
-    WHERE chain.id IS NOT NULL AND chain.depth < 100
+        SELECT child.id
+        FROM sessions parent
+        JOIN sessions child ON child.parent_session_id = parent.id
+        WHERE parent.id = walk.id
+          AND parent.end_reason = 'compression'
+          AND json_extract(CASE WHEN json_valid(child.model_config, 10) THEN child.model_config END, '$._branched_from') IS NULL
+          AND json_extract(CASE WHEN json_valid(child.model_config, 10) THEN child.model_config END, '$._delegate_from') IS NULL
+          AND COALESCE(child.source, '') != 'tool'
+        ORDER BY
+          CASE
+            WHEN child.end_reason = 'compression' THEN 0
+            WHEN child.ended_at IS NULL THEN 1
+            ELSE 2
+          END,
+          COALESCE(
+            (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = child.id),
+            child.started_at
+          ) DESC,
+          child.started_at DESC,
+          child.id DESC
+        LIMIT 1
+    ), walk.depth + 1
+    FROM walk
+    WHERE walk.id IS NOT NULL AND walk.depth < 100
 )
-SELECT CAST(id AS TEXT) AS id FROM chain WHERE id IS NOT NULL
-ORDER BY depth DESC LIMIT 1
+SELECT CAST(id AS TEXT) AS id FROM walk WHERE id IS NOT NULL
+ORDER BY depth
 `
 
-// SessionCompressionTip follows a compression chain to its newest link
-// (get_compression_tip): from a session that ended with end_reason
-// 'compression', step to its most recently started child that started at or
-// after that end; a child started earlier is a delegate (subagent) and is
-// never followed. At most 100 hops, as in the original. The last row is the
-// tip; an unknown id comes back as itself.
-//
-// "The most recently started child" is written as started_at = MAX(...)
-// rather than ORDER BY started_at DESC LIMIT 1: inside a recursive CTE the
-// ORDER BY opens a temporary b-tree on every step, which made each call
-// about 20 times slower (1.5 ms instead of 70 us over 10,000 sessions).
-func (q *Queries) SessionCompressionTip(ctx context.Context, db DBTX, id string) (string, error) {
-	row := db.QueryRowContext(ctx, sessionCompressionTip, id)
-	var id_2 string
-	err := row.Scan(&id_2)
-	return id_2, err
+// SessionCompressionWalk is get_compression_tip's walk: from a session that
+// ended 'compression', step to one of its continuation children, and so on,
+// at most 100 steps. A continuation child is any child of that parent
+// except one carrying the _branched_from or _delegate_from marker or with
+// source 'tool'; when there are several, the one that itself ended
+// 'compression' wins, then a live one (ended_at NULL), then the one with the
+// newest activity (newest message, else start), then the latest start, then
+// the greatest id. Unlike v11 there is no started_at >= ended_at test: a
+// real continuation may be written before its parent's end. The rows are
+// the walk in order, depth 0 being the session itself (an unknown id too);
+// the store stops at the first repeated id (a cycle written by hand).
+func (q *Queries) SessionCompressionWalk(ctx context.Context, db DBTX, id string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, sessionCompressionWalk, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const sessionDescendants = `-- name: SessionDescendants :many
@@ -162,14 +236,19 @@ WITH RECURSIVE walk(id, depth) AS (
     SELECT CAST(?1 AS TEXT), 0
     UNION ALL
     SELECT (
-        SELECT MAX(c.id) FROM sessions c
+        SELECT c.id FROM sessions c
         WHERE c.parent_session_id = walk.id
-          AND c.started_at = (
-              SELECT MAX(c2.started_at) FROM sessions c2
-              WHERE c2.parent_session_id = walk.id)
+          AND json_extract(CASE WHEN json_valid(c.model_config, 10) THEN c.model_config END, '$._branched_from') IS NULL
+          AND json_extract(CASE WHEN json_valid(c.model_config, 10) THEN c.model_config END, '$._delegate_from') IS NULL
+          AND COALESCE(c.source, '') != 'tool'
+          AND NOT EXISTS (SELECT 1 FROM sessions p
+                          WHERE p.id = c.parent_session_id AND p.end_reason = 'branched'
+                            AND c.started_at >= p.ended_at)
+        ORDER BY c.started_at DESC, c.id DESC
+        LIMIT 1
     ), walk.depth + 1
     FROM walk
-    WHERE walk.id IS NOT NULL AND walk.depth < 32
+    WHERE walk.id IS NOT NULL AND walk.depth < 31
 )
 SELECT CAST(walk.id AS TEXT) AS id,
     CAST(EXISTS (SELECT 1 FROM messages m WHERE m.session_id = walk.id) AS INTEGER) AS has_messages
@@ -182,12 +261,16 @@ type SessionResumeWalkRow struct {
 	HasMessages int64
 }
 
-// SessionResumeWalk lists the path resolve_resume_session_id may take: the
-// session, then repeatedly its most recently started child (any end reason),
-// up to 32 steps, each with whether it holds a message. The store picks the
-// first step with messages and stops at a repeated id (a cycle). The child
-// is the original's ORDER BY started_at DESC, id DESC LIMIT 1, written with
-// MAX for the reason given at SessionCompressionTip.
+// SessionResumeWalk lists the path resolve_resume_session_id takes from a
+// session (the caller passes its compression tip): the session, then
+// repeatedly its most recently started child (ties: greatest id), 31 steps
+// at most (upstream looks at 32 sessions), each with whether it holds any
+// message (active or not). Children carrying the _branched_from or
+// _delegate_from marker and 'tool' sessions are never stepped into, as
+// upstream; nor, unlike upstream, is a /branch child from before the marker
+// existed (its parent ended 'branched' before it started: the listing's own
+// test for a branch). The store picks the deepest step with messages and
+// stops at a repeated id (a cycle).
 func (q *Queries) SessionResumeWalk(ctx context.Context, db DBTX, id string) ([]SessionResumeWalkRow, error) {
 	rows, err := db.QueryContext(ctx, sessionResumeWalk, id)
 	if err != nil {

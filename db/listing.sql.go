@@ -9,7 +9,105 @@ import (
 	"context"
 )
 
+const sessionCountListed = `-- name: SessionCountListed :one
+SELECT COUNT(*) FROM sessions s
+WHERE (CAST(?1 AS INTEGER)
+       OR ((s.parent_session_id IS NULL
+            OR json_extract(CASE WHEN json_valid(s.model_config, 10) THEN s.model_config END, '$._branched_from') IS NOT NULL
+            OR EXISTS (SELECT 1 FROM sessions p
+                       WHERE p.id = s.parent_session_id AND p.end_reason = 'branched'
+                         AND s.started_at >= p.ended_at))
+           AND IFNULL(json_extract(CASE WHEN json_valid(s.model_config, 10) THEN s.model_config END, '$._delegate_from'),
+                        '__orphaned__') = '__orphaned__'))
+  AND (CAST(?2 AS TEXT) IS NULL OR s.source = ?2)
+  AND (CAST(?3 AS TEXT) IS NULL
+       OR s.source NOT IN (SELECT value FROM json_each(?3)))
+  AND (CAST(?4 AS TEXT) IS NULL
+       OR s.cwd = ?4
+       OR s.cwd LIKE CAST(?5 AS TEXT)
+       OR s.cwd LIKE CAST(?6 AS TEXT))
+  AND (CAST(?7 AS INTEGER) <= 0 OR s.message_count >= ?7)
+  AND (CAST(?8 AS INTEGER) IS NULL OR s.archived = ?8)
+`
+
+type SessionCountListedParams struct {
+	IncludeChildren  int64
+	Source           *string
+	ExcludeSources   *string
+	CwdPrefix        *string
+	CwdLikeSlash     *string
+	CwdLikeBackslash *string
+	MinMessageCount  int64
+	Archived         *int64
+}
+
+// SessionCountListed is session_count: the rows the listing filter admits
+// (include_children 1 unless the caller asked to exclude children).
+func (q *Queries) SessionCountListed(ctx context.Context, db DBTX, arg SessionCountListedParams) (int64, error) {
+	row := db.QueryRowContext(ctx, sessionCountListed,
+		arg.IncludeChildren,
+		arg.Source,
+		arg.ExcludeSources,
+		arg.CwdPrefix,
+		arg.CwdLikeSlash,
+		arg.CwdLikeBackslash,
+		arg.MinMessageCount,
+		arg.Archived,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const sessionDistinctCwds = `-- name: SessionDistinctCwds :many
+SELECT CAST(cwd AS TEXT) AS cwd,
+    COUNT(*) AS sessions,
+    CAST(COALESCE(MAX(COALESCE(ended_at, started_at, 0)), 0) AS REAL) AS last_active
+FROM sessions
+WHERE cwd IS NOT NULL AND TRIM(cwd) != ''
+  AND (CAST(?1 AS INTEGER) OR archived = 0)
+GROUP BY cwd
+ORDER BY cwd
+`
+
+type SessionDistinctCwdsRow struct {
+	Cwd        string
+	Sessions   int64
+	LastActive float64
+}
+
+// SessionDistinctCwds is distinct_session_cwds: every cwd that is not NULL
+// and not empty after TRIM (SQLite's TRIM takes only spaces, as upstream
+// sends it), with how many sessions ran there (children and branches
+// included) and the newest end or start among them; archived rows only
+// when include_archived is set. Upstream has no ORDER BY (its rows come in
+// GROUP BY order, which SQLite happens to make cwd order); the store orders
+// by cwd so the order is a promise.
+func (q *Queries) SessionDistinctCwds(ctx context.Context, db DBTX, includeArchived int64) ([]SessionDistinctCwdsRow, error) {
+	rows, err := db.QueryContext(ctx, sessionDistinctCwds, includeArchived)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SessionDistinctCwdsRow{}
+	for rows.Next() {
+		var i SessionDistinctCwdsRow
+		if err := rows.Scan(&i.Cwd, &i.Sessions, &i.LastActive); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const sessionListRich = `-- name: SessionListRich :many
+
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(
         (SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
@@ -24,23 +122,37 @@ SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.threa
     ) AS REAL) AS last_active
 FROM sessions s
 WHERE (CAST(?1 AS INTEGER)
-       OR s.parent_session_id IS NULL
-       OR EXISTS (SELECT 1 FROM sessions p
-                  WHERE p.id = s.parent_session_id AND p.end_reason = 'branched'
-                    AND s.started_at >= p.ended_at))
+       OR ((s.parent_session_id IS NULL
+            OR json_extract(CASE WHEN json_valid(s.model_config, 10) THEN s.model_config END, '$._branched_from') IS NOT NULL
+            OR EXISTS (SELECT 1 FROM sessions p
+                       WHERE p.id = s.parent_session_id AND p.end_reason = 'branched'
+                         AND s.started_at >= p.ended_at))
+           AND IFNULL(json_extract(CASE WHEN json_valid(s.model_config, 10) THEN s.model_config END, '$._delegate_from'),
+                        '__orphaned__') = '__orphaned__'))
   AND (CAST(?2 AS TEXT) IS NULL OR s.source = ?2)
   AND (CAST(?3 AS TEXT) IS NULL
        OR s.source NOT IN (SELECT value FROM json_each(?3)))
+  AND (CAST(?4 AS TEXT) IS NULL
+       OR s.cwd = ?4
+       OR s.cwd LIKE CAST(?5 AS TEXT)
+       OR s.cwd LIKE CAST(?6 AS TEXT))
+  AND (CAST(?7 AS INTEGER) <= 0 OR s.message_count >= ?7)
+  AND (CAST(?8 AS INTEGER) IS NULL OR s.archived = ?8)
 ORDER BY s.started_at DESC, s.id DESC
-LIMIT ?5 OFFSET ?4
+LIMIT ?10 OFFSET ?9
 `
 
 type SessionListRichParams struct {
-	IncludeChildren int64
-	Source          *string
-	ExcludeSources  *string
-	Offset          int64
-	Limit           int64
+	IncludeChildren  int64
+	Source           *string
+	ExcludeSources   *string
+	CwdPrefix        *string
+	CwdLikeSlash     *string
+	CwdLikeBackslash *string
+	MinMessageCount  int64
+	Archived         *int64
+	Offset           int64
+	Limit            int64
 }
 
 type SessionListRichRow struct {
@@ -49,21 +161,48 @@ type SessionListRichRow struct {
 	LastActive float64
 }
 
-// SessionListRich is list_sessions_rich before its compression projection:
-// sessions newest first, each with the raw preview (the first user message's
-// first 63 characters, newlines as spaces; Go strips and cuts it to 60) and
-// last_active (newest message, else the start).
+// The listing queries share one filter, upstream's list_sessions_rich and
+// session_count WHERE clauses with every optional part bound as a parameter
+// (NULL or 0: that part is off), written out in each query because sqlc has
+// no way to share SQL text:
 //
-// Unless include_children is set, only roots and /branch children are
-// listed: a child whose parent ended with 'branched' before it started.
-// Subagent and compression children stay hidden. source NULL means every
-// source; exclude_sources is a JSON array of sources to leave out (NULL: none
-// left out). Ties on started_at are broken by id so pages are stable.
+//	include_children 0 keeps only what a picker shows: roots and /branch
+//	  children (_LISTABLE_CHILD_SQL: a child carrying the _branched_from
+//	  marker, or whose parent ended 'branched' before it started), and
+//	  never a row carrying the _delegate_from marker, even an orphaned one,
+//	  with one deliberate exception (upstream-v21.md 8.3): the v16
+//	  migration's guess '__orphaned__', which it writes on every untitled,
+//	  childless root of at most 25 messages holding a tool message, real
+//	  conversations included, stays listed as it was before the migration;
+//	source, exclude_sources (a JSON array, through json_each so any length
+//	  is one statement);
+//	cwd_prefix, cwd_like_slash and cwd_like_backslash are upstream's
+//	  _cwd_prefix_clause: the cwd equal to the prefix, or LIKE prefix/% or
+//	  prefix\%. Like upstream the prefix is not LIKE-escaped, so its % and _
+//	  are wildcards and ASCII letters match either case;
+//	min_message_count (0: any);
+//	archived NULL for every row, else only rows with that value.
+//
+// The markers are read with json_extract only from a model_config that
+// json_valid accepts as JSON5 text or strict JSONB (flags 10): upstream's
+// json_extract(COALESCE(model_config, '{}'), ...) fails the whole listing
+// on one malformed value, here such a row simply carries no marker.
+// SessionListRich is list_sessions_rich newest first (by start) before its
+// compression projection: each row with the raw preview (the first user
+// message's first 63 characters, newlines as spaces; Go strips and cuts it
+// to 60) and last_active (newest message, else the start). Neither looks at
+// messages.active: rewound and compacted rows count, as upstream. Ties on
+// started_at are broken by id so pages are stable.
 func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListRichParams) ([]SessionListRichRow, error) {
 	rows, err := db.QueryContext(ctx, sessionListRich,
 		arg.IncludeChildren,
 		arg.Source,
 		arg.ExcludeSources,
+		arg.CwdPrefix,
+		arg.CwdLikeSlash,
+		arg.CwdLikeBackslash,
+		arg.MinMessageCount,
+		arg.Archived,
 		arg.Offset,
 		arg.Limit,
 	)
@@ -126,6 +265,143 @@ func (q *Queries) SessionListRich(ctx context.Context, db DBTX, arg SessionListR
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionListRichChain = `-- name: SessionListRichChain :many
+WITH RECURSIVE chain(root_id, cur_id) AS (
+    SELECT s.id, s.id FROM sessions s
+    WHERE (CAST(?5 AS INTEGER)
+           OR ((s.parent_session_id IS NULL
+                OR json_extract(CASE WHEN json_valid(s.model_config, 10) THEN s.model_config END, '$._branched_from') IS NOT NULL
+                OR EXISTS (SELECT 1 FROM sessions p
+                           WHERE p.id = s.parent_session_id AND p.end_reason = 'branched'
+                             AND s.started_at >= p.ended_at))
+               AND IFNULL(json_extract(CASE WHEN json_valid(s.model_config, 10) THEN s.model_config END, '$._delegate_from'),
+                        '__orphaned__') = '__orphaned__'))
+      AND (CAST(?6 AS TEXT) IS NULL OR s.source = ?6)
+      AND (CAST(?7 AS TEXT) IS NULL
+           OR s.source NOT IN (SELECT value FROM json_each(?7)))
+      AND (CAST(?8 AS TEXT) IS NULL
+           OR s.cwd = ?8
+           OR s.cwd LIKE CAST(?9 AS TEXT)
+           OR s.cwd LIKE CAST(?10 AS TEXT))
+      AND (CAST(?11 AS INTEGER) <= 0 OR s.message_count >= ?11)
+      AND (CAST(?12 AS INTEGER) IS NULL OR s.archived = ?12)
+    UNION
+    SELECT c.root_id, child.id
+    FROM chain c
+    JOIN sessions parent ON parent.id = c.cur_id
+    JOIN sessions child ON child.parent_session_id = c.cur_id
+    WHERE parent.end_reason = 'compression'
+      AND json_extract(CASE WHEN json_valid(child.model_config, 10) THEN child.model_config END, '$._branched_from') IS NULL
+      AND json_extract(CASE WHEN json_valid(child.model_config, 10) THEN child.model_config END, '$._delegate_from') IS NULL
+      AND COALESCE(child.source, '') != 'tool'
+),
+cm AS (
+    SELECT chain.root_id,
+        MAX(COALESCE(
+            (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = chain.cur_id),
+            cs.started_at
+        )) AS effective_last_active,
+        MAX(instr(LOWER(chain.cur_id), CAST(?1 AS TEXT)) > 0) AS id_hit,
+        MAX(instr(LOWER(COALESCE(cs.title, '')), CAST(?2 AS TEXT)) > 0
+            OR instr(LOWER(chain.cur_id), ?2) > 0
+            OR instr(REPLACE(REPLACE(REPLACE(REPLACE(LOWER(COALESCE(cs.title, '')),
+                   '-', ''), '_', ''), '.', ''), ' ', ''), CAST(?13 AS TEXT)) > 0) AS search_hit
+    FROM chain JOIN sessions cs ON cs.id = chain.cur_id
+    GROUP BY chain.root_id
+)
+SELECT CAST(s.rowid AS INTEGER) AS row_id
+FROM cm JOIN sessions s ON s.id = cm.root_id
+WHERE (?1 IS NULL OR cm.id_hit)
+  AND (?2 IS NULL OR cm.search_hit)
+ORDER BY CASE WHEN CAST(@by_last_active AS INTEGER) THEN COALESCE(cm.effective_last_active, s.started_at) END DESC,
+    s.started_at DESC, s.id DESC
+LIMIT ?4 OFFSET ?3
+`
+
+type SessionListRichChainParams struct {
+	IDNeedle         interface{}
+	SearchNeedle     interface{}
+	Offset           interface{}
+	Limit            interface{}
+	IncludeChildren  interface{}
+	Source           interface{}
+	ExcludeSources   interface{}
+	CwdPrefix        interface{}
+	CwdLikeSlash     interface{}
+	CwdLikeBackslash interface{}
+	MinMessageCount  interface{}
+	Archived         interface{}
+	CompactNeedle    interface{}
+	ByLastActive     interface{}
+}
+
+// SessionListRichChain is list_sessions_rich's order_by_last_active path,
+// up to the page's rows: it returns their rowids in order, and
+// SessionRichRowsByRowID reads them in the same read transaction (sqlc
+// cannot expand sqlc.embed in a statement that has a WITH anywhere).
+//
+// The recursive CTE chain pairs every row the filter admits (root_id) with
+// itself and every session reachable from it over compression edges
+// (cur_id): a child of a parent that ended 'compression', unless the child
+// carries the _branched_from or _delegate_from marker or has source 'tool'.
+// Per root, cm holds the newest activity along its chain (newest message,
+// else start, of each member) and whether an id or title in the chain
+// matches the needles. Every admitted row is a root, so the filter is
+// written once (upstream repeats it around the CTE).
+//
+// by_last_active 1 orders by that activity, then start, then id (upstream's
+// ORDER BY); 0 orders by start and id only, as SessionListRich. id_needle
+// keeps a row when its own id or any id in its chain contains the needle;
+// search_needle when any title or id in the chain does, or compact_needle
+// occurs in a title with '-', '_', '.' and ' ' taken out. Needles arrive
+// lowercased (Python's str.lower), and each is matched against
+// LOWER(text), SQLite's ASCII-only lowercasing, with instr(): upstream's
+// LIKE '%needle%' ESCAPE '\' on the same two strings finds exactly the same
+// rows (its case folding is ASCII-only too, and the needle holds no ASCII
+// capitals), without escaping and without LIKE's 50,000-byte pattern limit.
+//
+// The CTE is UNION, not upstream's UNION ALL: on a parent cycle written by
+// hand UNION ALL never ends; with UNION every (root_id, cur_id) pair comes
+// once, which changes nothing where there is no cycle (a session has one
+// parent, so no pair is reached twice).
+func (q *Queries) SessionListRichChain(ctx context.Context, db DBTX, arg SessionListRichChainParams) ([]interface{}, error) {
+	rows, err := db.QueryContext(ctx, sessionListRichChain,
+		arg.IDNeedle,
+		arg.SearchNeedle,
+		arg.Offset,
+		arg.Limit,
+		arg.IncludeChildren,
+		arg.Source,
+		arg.ExcludeSources,
+		arg.CwdPrefix,
+		arg.CwdLikeSlash,
+		arg.CwdLikeBackslash,
+		arg.MinMessageCount,
+		arg.Archived,
+		arg.CompactNeedle,
+		arg.ByLastActive,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []interface{}{}
+	for rows.Next() {
+		var row_id interface{}
+		if err := rows.Scan(&row_id); err != nil {
+			return nil, err
+		}
+		items = append(items, row_id)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
@@ -216,4 +492,101 @@ func (q *Queries) SessionRichRow(ctx context.Context, db DBTX, id string) (Sessi
 		&i.LastActive,
 	)
 	return i, err
+}
+
+const sessionRichRowsByRowID = `-- name: SessionRichRowsByRowID :many
+SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
+    CAST(COALESCE(
+        (SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
+         FROM messages m
+         WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+         ORDER BY m.timestamp, m.id LIMIT 1),
+        ''
+    ) AS TEXT) AS preview_raw,
+    CAST(COALESCE(
+        (SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id),
+        s.started_at
+    ) AS REAL) AS last_active
+FROM json_each(?1) j
+JOIN sessions s ON s.rowid = j.value
+ORDER BY j.key
+`
+
+type SessionRichRowsByRowIDRow struct {
+	Session    Session
+	PreviewRaw string
+	LastActive float64
+}
+
+// SessionRichRowsByRowID reads the sessions whose rowids a JSON array
+// lists, in the array's order, shaped as SessionListRich shapes a row.
+func (q *Queries) SessionRichRowsByRowID(ctx context.Context, db DBTX, rowIds interface{}) ([]SessionRichRowsByRowIDRow, error) {
+	rows, err := db.QueryContext(ctx, sessionRichRowsByRowID, rowIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SessionRichRowsByRowIDRow{}
+	for rows.Next() {
+		var i SessionRichRowsByRowIDRow
+		if err := rows.Scan(
+			&i.Session.ID,
+			&i.Session.Source,
+			&i.Session.UserID,
+			&i.Session.SessionKey,
+			&i.Session.ChatID,
+			&i.Session.ChatType,
+			&i.Session.ThreadID,
+			&i.Session.DisplayName,
+			&i.Session.OriginJSON,
+			&i.Session.ExpiryFinalized,
+			&i.Session.Model,
+			&i.Session.ModelConfig,
+			&i.Session.SystemPrompt,
+			&i.Session.ParentSessionID,
+			&i.Session.StartedAt,
+			&i.Session.EndedAt,
+			&i.Session.EndReason,
+			&i.Session.MessageCount,
+			&i.Session.ToolCallCount,
+			&i.Session.InputTokens,
+			&i.Session.OutputTokens,
+			&i.Session.CacheReadTokens,
+			&i.Session.CacheWriteTokens,
+			&i.Session.ReasoningTokens,
+			&i.Session.Cwd,
+			&i.Session.GitBranch,
+			&i.Session.GitRepoRoot,
+			&i.Session.BillingProvider,
+			&i.Session.BillingBaseURL,
+			&i.Session.BillingMode,
+			&i.Session.EstimatedCostUSD,
+			&i.Session.ActualCostUSD,
+			&i.Session.CostStatus,
+			&i.Session.CostSource,
+			&i.Session.PricingVersion,
+			&i.Session.Title,
+			&i.Session.APICallCount,
+			&i.Session.HandoffState,
+			&i.Session.HandoffPlatform,
+			&i.Session.HandoffError,
+			&i.Session.CompressionFailureCooldownUntil,
+			&i.Session.CompressionFailureError,
+			&i.Session.CompressionFallbackStreak,
+			&i.Session.RewindCount,
+			&i.Session.Archived,
+			&i.PreviewRaw,
+			&i.LastActive,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -80,6 +80,37 @@ func (q *Queries) SessionGetTitle(ctx context.Context, db DBTX, id string) (*str
 	return title, err
 }
 
+const sessionIsCompressionAncestor = `-- name: SessionIsCompressionAncestor :one
+WITH RECURSIVE ancestors(id) AS (
+    SELECT CAST(?2 AS TEXT)
+    UNION
+    SELECT parent.id
+    FROM ancestors a
+    JOIN sessions child ON child.id = a.id
+    JOIN sessions parent ON parent.id = child.parent_session_id
+    WHERE EXISTS (SELECT 1 FROM sessions p
+                  WHERE p.id = child.parent_session_id AND p.end_reason = 'compression')
+)
+SELECT CAST(EXISTS (SELECT 1 FROM ancestors
+                    WHERE id = ?1 AND id != ?2) AS INTEGER) AS found
+`
+
+type SessionIsCompressionAncestorParams struct {
+	Ancestor   interface{}
+	Descendant interface{}
+}
+
+// SessionIsCompressionAncestor is upstream's _is_compression_ancestor: is
+// ancestor reached from descendant by walking parent links, each step from
+// a child whose parent ended 'compression' (upstream's edge here: no marker
+// or start-time test)? UNION stops a cycle written by hand.
+func (q *Queries) SessionIsCompressionAncestor(ctx context.Context, db DBTX, arg SessionIsCompressionAncestorParams) (int64, error) {
+	row := db.QueryRowContext(ctx, sessionIsCompressionAncestor, arg.Ancestor, arg.Descendant)
+	var found int64
+	err := row.Scan(&found)
+	return found, err
+}
+
 const sessionLatestTitleVariant = `-- name: SessionLatestTitleVariant :one
 SELECT id FROM sessions WHERE title LIKE ?1 ESCAPE char(92)
 ORDER BY started_at DESC LIMIT 1

@@ -29,3 +29,21 @@ ORDER BY started_at DESC LIMIT 1;
 -- name: SessionLineageTitles :many
 SELECT CAST(title AS TEXT) AS title FROM sessions
 WHERE title = @base OR (title LIKE @pattern ESCAPE char(92));
+
+-- SessionIsCompressionAncestor is upstream's _is_compression_ancestor: is
+-- ancestor reached from descendant by walking parent links, each step from
+-- a child whose parent ended 'compression' (upstream's edge here: no marker
+-- or start-time test)? UNION stops a cycle written by hand.
+-- name: SessionIsCompressionAncestor :one
+WITH RECURSIVE ancestors(id) AS (
+    SELECT CAST(@descendant AS TEXT)
+    UNION
+    SELECT parent.id
+    FROM ancestors a
+    JOIN sessions child ON child.id = a.id
+    JOIN sessions parent ON parent.id = child.parent_session_id
+    WHERE EXISTS (SELECT 1 FROM sessions p
+                  WHERE p.id = child.parent_session_id AND p.end_reason = 'compression')
+)
+SELECT CAST(EXISTS (SELECT 1 FROM ancestors
+                    WHERE id = @ancestor AND id != @descendant) AS INTEGER) AS found;

@@ -166,11 +166,13 @@ func BenchmarkListSessionsRich(b *testing.B) {
 			compare(b,
 				func() error { _, err := s.ListSessionsRich(ctx, ListOptions{Limit: limit}); return err },
 				func() error {
-					rows, err := s.q.SessionListRich(ctx, s.r, db.SessionListRichParams{Limit: int64(limit)})
+					rows, err := s.q.SessionListRich(ctx, s.r, db.SessionListRichParams{Archived: new(int64(0)), Limit: int64(limit)})
 					for _, r := range rows {
 						if err == nil && deref(r.Session.EndReason) == "compression" {
 							var tip string
-							if tip, err = s.q.SessionCompressionTip(ctx, s.r, r.Session.ID); err == nil {
+							var walk []string
+							if walk, err = s.q.SessionCompressionWalk(ctx, s.r, r.Session.ID); err == nil {
+								tip = walk[len(walk)-1]
 								_, err = s.q.SessionRichRow(ctx, s.r, tip)
 							}
 						}

@@ -58,8 +58,11 @@
 //     [Store.SessionByTitle], [Store.ResolveSessionByTitle],
 //     [Store.NextTitleInLineage]
 //   - lineage: [Store.CompressionTip], [Store.ResolveResumeSessionID],
-//     [Store.Lineage], [Store.Ancestors], [Store.Descendants]
-//   - listing: [Store.ListSessionsRich], [Store.SearchSessions],
+//     [Store.CompressionLineage], [Store.Lineage], [Store.Ancestors],
+//     [Store.Descendants]
+//   - listing: [Store.ListSessionsRich], [Store.CountSessions],
+//     [Store.SearchSessionsByID], [Store.SearchSessions],
+//     [Store.ListCronJobRuns], [Store.DistinctSessionCwds],
 //     [Store.SessionCount], [Store.MessageCount]
 //   - messages: [Store.AppendMessage], [Store.ReplaceMessages],
 //     [Store.GetMessages], [Store.EachMessage], [Store.Conversation],

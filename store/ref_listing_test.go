@@ -80,6 +80,10 @@ func wantIDsIn(t *testing.T, ids []string, in, out []string) {
 }
 
 // TestListSessionsRich is A.16 TestListSessionsRich.
+//
+// upstream: TestListSessionsRich, its 11 tests of v11 (one subtest each,
+// named after them); of its 8 new ones 5 are TestListSessionsRichV21, the
+// rest docs/upstream-tests/listing.md says where.
 func TestListSessionsRich(t *testing.T) {
 	t.Parallel()
 
@@ -249,6 +253,9 @@ func compressionTip(t *testing.T, s *Store, id string) string {
 }
 
 // TestCompressionChainProjection is A.17 TestCompressionChainProjection.
+//
+// upstream: TestCompressionChainProjection, its 7 tests of v11 (one subtest
+// each); test_list_projection_uses_tip_cwd is TestCompressionChainProjectionV21.
 func TestCompressionChainProjection(t *testing.T) {
 	t.Parallel()
 
@@ -350,10 +357,12 @@ func TestCompressionChainProjection(t *testing.T) {
 	})
 }
 
-// TestCompressionProjectionFields checks spec §7.8's projection field by
-// field: the tip's id, end, counts, title, last activity, preview, model and
-// system prompt (even NULL ones) replace the root's; the root's start,
-// source, parent and token counters stay.
+// TestCompressionProjectionFields checks the projection field by field
+// (spec §7.8, upstream-v21.md §3.9): the tip's id, end, counts, title, last
+// activity, preview, model, system prompt and, since v21, cwd, git branch
+// and repository root (even NULL ones) replace the root's, and so do the
+// stored values of its end and counts; the root's start, source, parent
+// and token counters stay.
 func TestCompressionProjectionFields(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -378,6 +387,8 @@ func TestCompressionProjectionFields(t *testing.T) {
 	}
 	appendText(t, s, "tip1", "user", "  tip question\n")
 	execSQL(t, s, "UPDATE sessions SET started_at=2001 WHERE id='tip1'")
+	execSQL(t, s, "UPDATE sessions SET cwd='/root', git_branch='main', git_repo_root='/root', tool_call_count=X'33' WHERE id='root1'")
+	execSQL(t, s, "UPDATE sessions SET cwd='/tip', tool_call_count=2.5 WHERE id='tip1'")
 	tipMessages, err := s.GetMessages(ctx, "tip1")
 	if err != nil || len(tipMessages) != 1 {
 		t.Fatalf("GetMessages(tip1) = %v, %v", tipMessages, err)
@@ -394,22 +405,33 @@ func TestCompressionProjectionFields(t *testing.T) {
 		StartedAt, LastActive              Timestamp
 		EndedAt                            *Timestamp
 		MessageCount, InputTokens          int64
+		Cwd, GitBranch, GitRepoRoot        *string
+		ToolCallCount                      int64
+		Stored                             map[string]any
 	}
 	r := rows[0]
 	got := view{r.ID, r.Source, r.Preview, r.LineageRootID, r.ParentSessionID, r.Title, r.Model,
-		r.SystemPrompt, r.EndReason, r.StartedAt, r.LastActive, r.EndedAt, r.MessageCount, r.InputTokens}
+		r.SystemPrompt, r.EndReason, r.StartedAt, r.LastActive, r.EndedAt, r.MessageCount, r.InputTokens,
+		r.Cwd, r.GitBranch, r.GitRepoRoot, r.ToolCallCount, r.Stored}
 	want := view{
 		ID: "tip1", Source: "cli", Preview: "tip question", LineageRootID: "root1",
 		ParentSessionID: nil, Title: new("tip title"), Model: new("m-tip"),
 		SystemPrompt: nil, EndReason: nil,
 		StartedAt: 1000, LastActive: tipMessages[0].Timestamp, EndedAt: nil,
 		MessageCount: 1, InputTokens: 100,
+		Cwd: new("/tip"), GitBranch: nil, GitRepoRoot: nil,
+		// the root's BLOB count is gone with it; the tip's REAL stays
+		ToolCallCount: 2, Stored: map[string]any{"tool_call_count": 2.5},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("projected row (-want +got):\n%s", diff)
 	}
 }
 
+// upstream: TestExcludeSources::test_list_sessions_rich_excludes_tool_source,
+// test_list_sessions_rich_no_exclusion_returns_all, test_list_sessions_rich_source_and_exclude_combined,
+// test_list_sessions_rich_exclude_multiple_sources.
+//
 // TestExcludeSources is the list_sessions_rich half of A.18
 // TestExcludeSources (the search_messages half is ported elsewhere).
 func TestExcludeSources(t *testing.T) {
@@ -656,8 +678,10 @@ func TestLineageWalks(t *testing.T) {
 
 		appendText(t, s, "c", "user", "in c")
 		appendText(t, s, "a", "user", "in a")
-		resume("b", "c")
-		resume("a", "a")
+		// v21: the deepest session with messages before the walk meets a
+		// session again (b → c → a, a → b → c).
+		resume("b", "a")
+		resume("a", "c")
 		within("Conversation", func(ctx context.Context) error {
 			got, err := s.Conversation(ctx, "c", true)
 			if err != nil {

@@ -29,6 +29,10 @@ func assertResume(t testing.TB, s *Store, id, want string) {
 	}
 }
 
+// upstream: tests/hermes_state/test_resolve_resume_session_id.py, its 8 tests of
+// v11 (one subtest each, named after them; test_returns_self_when_session_has_messages
+// is test_returns_self_when_only_parent_has_messages at v21); its 4 new ones are
+// TestResolveResumeSessionIDV21.
 func TestResolveResumeSessionID(t *testing.T) {
 	t.Parallel()
 
@@ -44,7 +48,7 @@ func TestResolveResumeSessionID(t *testing.T) {
 		assertResume(t, s, "head", "bulk")
 	})
 
-	t.Run("ReturnsSelfWhenSessionHasMessages", func(t *testing.T) {
+	t.Run("ReturnsSelfWhenOnlyParentHasMessages", func(t *testing.T) {
 		t.Parallel()
 		s, _ := openStore(t, nil)
 		makeChain(t, s, [][2]string{{"root", ""}, {"child", "root"}})

@@ -97,6 +97,8 @@ func nextTitle(t *testing.T, s *Store, base string) string {
 	return next
 }
 
+// upstream: TestSessionTitle (all 10 tests, one subtest each, named after them).
+//
 // TestSessionTitle is A.10 TestSessionTitle.
 func TestSessionTitle(t *testing.T) {
 	t.Parallel()
@@ -223,6 +225,8 @@ func TestSessionTitle(t *testing.T) {
 	})
 }
 
+// upstream: TestSanitizeTitle (all 21 tests, one subtest each, named after them).
+//
 // TestSanitizeTitle is A.11 TestSanitizeTitle. Python's None is "" here.
 func TestSanitizeTitle(t *testing.T) {
 	t.Parallel()
@@ -353,6 +357,8 @@ func TestSanitizeTitleUnicode(t *testing.T) {
 	}
 }
 
+// upstream: TestTitleUniqueness (all 7 tests, one subtest each, named after them).
+//
 // TestTitleUniqueness is A.13 TestTitleUniqueness.
 func TestTitleUniqueness(t *testing.T) {
 	t.Parallel()
@@ -442,6 +448,8 @@ func TestTitleUniqueness(t *testing.T) {
 	})
 }
 
+// upstream: TestTitleLineage (all 8 tests, one subtest each, named after them).
+//
 // TestTitleLineage is A.14 TestTitleLineage.
 func TestTitleLineage(t *testing.T) {
 	t.Parallel()
@@ -519,6 +527,8 @@ func TestTitleLineage(t *testing.T) {
 	})
 }
 
+// upstream: TestTitleSqlWildcards (all 3 tests, one subtest each, named after them).
+//
 // TestTitleSqlWildcards is A.15 TestTitleSqlWildcards.
 func TestTitleSqlWildcards(t *testing.T) {
 	t.Parallel()

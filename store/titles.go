@@ -32,12 +32,17 @@ func SanitizeTitle(title string) (_ string, err error) {
 
 // SetSessionTitle sanitises title and sets it on session id; an empty result
 // clears the title. Titles are unique among sessions (case-sensitively);
-// re-setting a session's own title is allowed.
+// re-setting a session's own title is allowed. When the session holding the
+// title is a compression ancestor of id (reached by walking up parents,
+// each step from a child whose parent ended by compression), the title
+// moves: the ancestor's title is cleared and id gets it, in one
+// transaction, as upstream does so that the visible tip of a compressed
+// conversation can take back the base title its hidden root holds.
 //
 // It returns an error matching ErrTitleTooLong (before anything is read),
 // ErrTitleInUse (a *TitleInUseError naming the holder; checked even when the
 // session does not exist, as in the original), ErrSessionNotFound,
-// ErrInvalidText, ErrBusy or ErrClosed.
+// ErrInvalidText, ErrBusy or ErrClosed; on error nothing is written.
 func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err error) {
 	defer wrapOn(&err, "set title of", id)
 	if err := checkTexts("session id", id, "title", title); err != nil {
@@ -52,7 +57,13 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err erro
 			owner, err := s.q.SessionTitleOwner(ctx, tx, db.SessionTitleOwnerParams{Title: &clean, ID: id})
 			switch {
 			case err == nil:
-				return 0, &TitleInUseError{Title: clean, SessionID: owner}
+				moved, err := s.takeTitleFromAncestor(ctx, tx, owner, id)
+				if err != nil {
+					return 0, err
+				}
+				if !moved {
+					return 0, &TitleInUseError{Title: clean, SessionID: owner}
+				}
 			case !errors.Is(err, sql.ErrNoRows):
 				return 0, err
 			}
@@ -66,6 +77,20 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err erro
 		}
 		return n, err
 	})
+}
+
+// takeTitleFromAncestor clears the title of owner when it is a compression
+// ancestor of id, reporting whether it did.
+func (s *Store) takeTitleFromAncestor(ctx context.Context, tx db.DBTX, owner, id string) (bool, error) {
+	if owner == "" || id == "" || owner == id {
+		return false, nil // upstream's _is_compression_ancestor guard
+	}
+	found, err := s.q.SessionIsCompressionAncestor(ctx, tx, db.SessionIsCompressionAncestorParams{Ancestor: owner, Descendant: id})
+	if err != nil || found == 0 {
+		return false, err
+	}
+	_, err = s.q.SessionSetTitle(ctx, tx, db.SessionSetTitleParams{Title: nil, ID: owner})
+	return err == nil, err
 }
 
 // SessionTitle returns a session's title, "" when it has none.
