@@ -4,7 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
 // dbConn is what the upgrade runs on: the migration session's connection.
@@ -43,7 +48,7 @@ type dbConn interface {
 // so it is not run.
 //
 // It returns a description of each change, in order.
-func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64, hasRow bool) ([]string, error) {
+func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64, hasRow bool, env stepEnv) ([]string, error) {
 	var done []string
 	run := func(what string, stmts ...string) error {
 		for _, stmt := range stmts {
@@ -95,10 +100,10 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 	}
 	// 2c. The heal of rows an older reconcile left with a NULL active
 	// (upstream #51646), on every run.
-	if n, err := execCount(ctx, conn, sqlHealActive); err != nil {
-		return nil, fmt.Errorf("heal messages.active: %w", err)
-	} else if n > 0 {
-		done = append(done, fmt.Sprintf("set active = 1 on %d messages", n))
+	if what, err := healActive(ctx, conn); err != nil {
+		return nil, err
+	} else if what != "" {
+		done = append(done, what)
 	}
 	// 3. The version.
 	switch {
@@ -116,6 +121,16 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 		if version < 16 {
 			if err := run("tag delegate sessions (v16)", backfillV16SQL); err != nil {
 				return nil, err
+			}
+		}
+		if version < 18 && env.hermesHome != "" {
+			path := filepath.Join(env.hermesHome, "sessions", "sessions.json")
+			n, err := backfillGatewayMetadata(ctx, conn, path, env.log)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				done = append(done, fmt.Sprintf("copy gateway metadata of %d sessions.json entries (v18)", n))
 			}
 		}
 		if version < 20 {
@@ -157,11 +172,18 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 const titleIndex = "idx_sessions_title_unique"
 
 // pending reports whether upgrade would change a file already at Latest:
-// whether anything declared is missing from live.
-func pending(d *declaredSchema, live snapshot) bool {
-	return len(missingObjects(d.base, live)) > 0 ||
+// whether anything declared is missing from live, or a message has a NULL
+// active (the heal would set it; the partial index idx_messages_active_null
+// answers without reading the table).
+func pending(ctx context.Context, q querier, d *declaredSchema, live snapshot) (bool, error) {
+	if len(missingObjects(d.base, live)) > 0 ||
 		len(missingColumns(d.base, live)) > 0 ||
-		missingAny(live, d.full.order)
+		missingAny(live, d.full.order) {
+		return true, nil
+	}
+	var heal bool
+	err := eachRow(ctx, q, sqlNeedsHeal, nil, func(r *sql.Rows) error { return r.Scan(&heal) })
+	return heal, err
 }
 
 // missingObjects returns the objects of want that live lacks, in want's
@@ -225,6 +247,39 @@ func v11Step(ctx context.Context, conn dbConn, d *declaredSchema, run func(strin
 	return nil
 }
 
+// healActive is upstream's heal, UPDATE messages SET active = 1 WHERE
+// active IS NULL, sent only when a row needs it (the partial index answers).
+// Upstream ignores the heal's failure: a file whose FTS table is gone while
+// its triggers remain cannot update a message ("no such table:
+// messages_fts") until the FTS repair at the end of the same open has run;
+// such rows are healed at the next open. Here too a plain SQLite error
+// (SQLITE_ERROR) is rolled back to a savepoint and ignored; any other
+// failure (I/O, full disk) fails the upgrade. It returns the change made,
+// or "".
+func healActive(ctx context.Context, conn dbConn) (string, error) {
+	var need bool
+	if err := eachRow(ctx, conn, sqlNeedsHeal, nil, func(r *sql.Rows) error { return r.Scan(&need) }); err != nil || !need {
+		return "", err
+	}
+	if err := execAll(ctx, conn, "SAVEPOINT heal_active"); err != nil {
+		return "", err
+	}
+	n, err := execCount(ctx, conn, sqlHealActive)
+	if err != nil {
+		if primary, _, ok := sqlite.Code(err); !ok || primary != sqlite3.ErrError {
+			return "", fmt.Errorf("heal messages.active: %w", err)
+		}
+		if err := execAll(ctx, conn, "ROLLBACK TO heal_active", "RELEASE heal_active"); err != nil {
+			return "", err
+		}
+		return "", nil
+	}
+	if err := execAll(ctx, conn, "RELEASE heal_active"); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("set active = 1 on %d messages", n), nil
+}
+
 // execCount runs stmt and returns the rows it changed.
 func execCount(ctx context.Context, conn dbConn, stmt string) (int64, error) {
 	res, err := conn.ExecContext(ctx, stmt)
@@ -242,6 +297,9 @@ const (
 	// a NULL active (it sends this text on every open); the partial index
 	// idx_messages_active_null makes it cheap when there are none.
 	sqlHealActive = "UPDATE messages SET active = 1 WHERE active IS NULL"
+	// sqlNeedsHeal asks whether the heal has anything to do, through the
+	// same partial index.
+	sqlNeedsHeal = "SELECT EXISTS (SELECT 1 FROM messages WHERE active IS NULL)"
 )
 
 // deferredIndexes names DEFERRED_INDEX_SQL's indexes.
