@@ -16,8 +16,8 @@ import (
 // (_backfill_gateway_metadata_from_sessions_json): for each entry of the
 // gateway's sessions.json at path, in file order, it fills the session's
 // gateway columns that are still NULL (v21/backfill_v18.sql) and raises
-// expiry_finalized when the entry says so. It returns how many UPDATEs it
-// sent.
+// expiry_finalized when the entry says so. It returns how many sessions the
+// entries matched.
 //
 // As upstream, every problem with the file itself is not an error: a missing
 // file copies nothing; one that cannot be read, is not JSON Python reads, or
@@ -36,11 +36,11 @@ import (
 // session_id is a list or a dict (str() of which is Python's repr) is
 // skipped. An error from SQLite itself fails the step (the migration rolls
 // back); upstream would log it and carry on.
-func backfillGatewayMetadata(ctx context.Context, conn dbConn, path string, log *slog.Logger) (int, error) {
+func backfillGatewayMetadata(ctx context.Context, conn dbConn, path string, log *slog.Logger) (int64, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	skip := func(why string, err error) (int, error) {
+	skip := func(why string, err error) (int64, error) {
 		log.InfoContext(ctx, "v18 gateway metadata backfill skipped",
 			slog.String("file", path), slog.String("reason", why), slog.Any("error", err))
 		return 0, nil
@@ -60,7 +60,7 @@ func backfillGatewayMetadata(ctx context.Context, conn dbConn, path string, log 
 	if !ok {
 		return skip("not a JSON object", nil)
 	}
-	sent := 0
+	matched := int64(0)
 	for _, key := range data.keys {
 		entry, ok := data.get(key).(*pyObject)
 		if strings.HasPrefix(key, "_") || !ok {
@@ -73,14 +73,19 @@ func backfillGatewayMetadata(ctx context.Context, conn dbConn, path string, log 
 		if err != nil {
 			log.InfoContext(ctx, "v18 gateway metadata backfill stopped",
 				slog.String("file", path), slog.String("key", key), slog.Any("error", err))
-			return sent, nil
+			return matched, nil
 		}
-		if _, err := conn.ExecContext(ctx, backfillV18SQL, args...); err != nil {
-			return sent, fmt.Errorf("v18 backfill of %s: %w", key, sqlite.Classify(err))
+		res, err := conn.ExecContext(ctx, backfillV18SQL, args...)
+		if err != nil {
+			return matched, fmt.Errorf("v18 backfill of %s: %w", key, sqlite.Classify(err))
 		}
-		sent++
+		n, err := res.RowsAffected()
+		if err != nil {
+			return matched, err
+		}
+		matched += n
 	}
-	return sent, nil
+	return matched, nil
 }
 
 // errSkipEntry is gatewayBackfillArgs' answer for an entry upstream passes

@@ -142,8 +142,8 @@ func TestUpstreamV16BecomesUpstreamsV21(t *testing.T) {
 			"add column messages.effect_disposition",
 			"add column messages.compacted",
 			"create the deferred indexes",
-			"copy gateway metadata of 1 sessions.json entries (v18)",
-			"seed per-model usage (v20)",
+			"v18: copy gateway metadata from sessions.json into 1 session",
+			"v20: seed per-model usage",
 			"set schema version 21",
 		}
 		if diff := cmp.Diff(wantChanges, res.Changes); diff != "" || res.From != 16 || res.To != Latest {

@@ -274,8 +274,8 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 			"create the deferred indexes",
 			"rebuild full-text index messages_fts",
 			"rebuild full-text index messages_fts_trigram",
-			"tag delegate sessions (v16)",
-			"seed per-model usage (v20)",
+			"v16: tag delegate sessions",
+			"v20: seed per-model usage",
 			"set schema version 21",
 		}
 		if diff := cmp.Diff(wantChanges, res.Changes); diff != "" {

@@ -97,8 +97,8 @@ func TestReferenceRenumberedV7(t *testing.T) {
 		"create the deferred indexes",
 		"rebuild full-text index messages_fts",
 		"rebuild full-text index messages_fts_trigram",
-		"tag delegate sessions (v16)",
-		"seed per-model usage (v20)",
+		"v16: tag delegate sessions",
+		"v20: seed per-model usage",
 		"set schema version 21",
 		"create index idx_sessions_title_unique",
 	}
@@ -193,8 +193,8 @@ func TestReferenceV10ToV11(t *testing.T) {
 		"create the deferred indexes",
 		"rebuild full-text index messages_fts",
 		"rebuild full-text index messages_fts_trigram",
-		"tag delegate sessions (v16)",
-		"seed per-model usage (v20)",
+		"v16: tag delegate sessions",
+		"v20: seed per-model usage",
 		"set schema version 21",
 		"create index idx_sessions_title_unique",
 	}

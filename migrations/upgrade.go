@@ -119,7 +119,7 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 			}
 		}
 		if version < 16 {
-			if err := run("tag delegate sessions (v16)", backfillV16SQL); err != nil {
+			if err := run("v16: tag delegate sessions", backfillV16SQL); err != nil {
 				return nil, err
 			}
 		}
@@ -130,11 +130,15 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 				return nil, err
 			}
 			if n > 0 {
-				done = append(done, fmt.Sprintf("copy gateway metadata of %d sessions.json entries (v18)", n))
+				noun := "sessions"
+				if n == 1 {
+					noun = "session"
+				}
+				done = append(done, fmt.Sprintf("v18: copy gateway metadata from sessions.json into %d %s", n, noun))
 			}
 		}
 		if version < 20 {
-			if err := run("seed per-model usage (v20)", backfillV20SQL); err != nil {
+			if err := run("v20: seed per-model usage", backfillV20SQL); err != nil {
 				return nil, err
 			}
 		}
