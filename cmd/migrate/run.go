@@ -28,11 +28,11 @@ type options struct {
 	// hermesHome is where the v18 step looks for sessions/sessions.json:
 	// -hermes-home, else upstream's HERMES_HOME (homeDir).
 	hermesHome string
-	dryRun   bool
-	verbose  bool
-	version  bool
-	command  string
-	target   int64 // for up-to and down-to
+	dryRun     bool
+	verbose    bool
+	version    bool
+	command    string
+	target     int64 // for up-to and down-to
 }
 
 // commands maps each command to whether it takes a version argument and
