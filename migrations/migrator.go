@@ -198,14 +198,15 @@ func Statuses(version int64) ([]Status, error) {
 	return out, nil
 }
 
-// Up brings the database to Latest the way the original's _init_schema
-// does, in one write transaction (see upgrade.go): a new file gets the
-// original's v11 schema byte for byte and version 11; a file the original
-// left at any older version gets what the original would make of it (the
-// same columns in the same order, the same sqlite_master); a file already at
-// Latest gets whatever declared column, index or FTS index it lacks (the
-// reconcile; Options.NoReconcile turns it off), and when it lacks nothing
-// Up writes nothing and takes no lock. It fails with [ErrNewerSchema] for a
+// Up brings the database to Latest the way upstream's _init_schema
+// (c2a3b9ce5) does, in one write transaction (see upgrade.go): a new file
+// gets upstream's v21 schema byte for byte and version 21; a file any
+// Hermes left at an older version gets what upstream would make of it (the
+// same columns in the same order, the same sqlite_master, the rows of the
+// v16, v18 and v20 data steps); a file already at Latest gets whatever
+// declared column, index or FTS index it lacks (the reconcile;
+// Options.NoReconcile turns it off) and the heal of rows whose active is
+// NULL, and when it lacks nothing Up writes nothing and takes no lock. It fails with [ErrNewerSchema] for a
 // file above Latest, sqlite.ErrBusy when the lock stayed taken, or the
 // failing step's error, and then nothing was written.
 func (m *Migrator) Up(ctx context.Context) (UpResult, error) {
@@ -216,8 +217,10 @@ func (m *Migrator) Up(ctx context.Context) (UpResult, error) {
 
 // UpTo applies the pending migrations up to and including version; a file
 // already at or above it is left alone. UpTo(Latest) is Up. Below Latest it
-// replays the goose migrations 000NN in order, as the original's versions
-// once did, for tests and rollbacks that need an intermediate version.
+// replays the goose migrations 000NN in order (the Go ones' data steps
+// included), as the original's versions once did, for tests and rollbacks
+// that need an intermediate version; columns upstream added without a
+// version are neither added nor needed on the way (Up adds them).
 func (m *Migrator) UpTo(ctx context.Context, version int64) (UpResult, error) {
 	if version < 1 || version > Latest {
 		return UpResult{}, fmt.Errorf("%w: %d (want 1…%d)", ErrInvalidVersion, version, Latest)

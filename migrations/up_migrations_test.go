@@ -255,3 +255,40 @@ func TestV11FileBecomesUpstreamsV21(t *testing.T) {
 		t.Errorf("objects after v11's (-want +got):\n%s", diff)
 	}
 }
+
+// TestV16TagsDelegateRows: a current file stamped back to 15 is tagged by
+// the v16 step on the next Up: a linked child of a live parent gets the
+// parent's id, an untitled root holding a tool message gets
+// "__orphaned__" (upstream-v21.md §8.3: followed, so the file is upstream's;
+// the listing decides what to show). The delete cascade and the listing
+// halves of these tests are the store's (docs/upstream-tests/migrations.md).
+//
+// upstream: TestListSessionsRich::test_v16_migration_tags_linked_delegate_rows,
+// test_v16_migration_tags_orphaned_delegate_rows (their migration half)
+func TestV16TagsDelegateRows(t *testing.T) {
+	t.Parallel()
+	db := openNew(t)
+	migrateTo(t, db, Latest)
+	// What create_session and append_message leave: the orphan's two
+	// messages counted.
+	dbtest.Exec(t, db,
+		"INSERT INTO sessions (id, source, started_at) VALUES ('parent', 'cli', 1.0)",
+		"INSERT INTO sessions (id, source, started_at, parent_session_id) VALUES ('delegate', 'cli', 2.0, 'parent')",
+		"INSERT INTO sessions (id, source, started_at, message_count, tool_call_count) VALUES ('orphan', 'cli', 3.0, 2, 0)",
+		"INSERT INTO messages (session_id, role, content, timestamp, active) VALUES ('orphan', 'user', 'Echo progress', 3.1, 1)",
+		"INSERT INTO messages (session_id, role, content, tool_name, timestamp, active) VALUES ('orphan', 'tool', 'step 1', 'terminal', 3.2, 1)",
+		"UPDATE schema_version SET version = 15",
+	)
+	res := up(t, db)
+	if !slices.Contains(res.Changes, "v16: tag delegate sessions") {
+		t.Errorf("Up changes %q lack the v16 step", res.Changes)
+	}
+	want := [][]any{
+		{"delegate", `{"_delegate_from":"parent"}`},
+		{"orphan", `{"_delegate_from":"__orphaned__"}`},
+		{"parent", nil},
+	}
+	if diff := cmp.Diff(want, dbtest.Rows(t, db, "SELECT id, model_config FROM sessions ORDER BY id")); diff != "" {
+		t.Errorf("model_config (-want +got):\n%s", diff)
+	}
+}

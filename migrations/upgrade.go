@@ -20,9 +20,9 @@ type dbConn interface {
 
 // upgrade brings the database behind conn to Latest, or reconciles a file
 // already there, inside the migration session's transaction, in the order
-// of the original's _init_schema (reference-spec.md §5.3), so that the file
-// ends up exactly as the original leaves it (sqlite_master text and order,
-// column order, rows, both FTS indexes):
+// of upstream's _init_schema at c2a3b9ce5 (upstream-v21.md §1.2, §2.1), so
+// that the file ends up exactly as upstream leaves it (sqlite_master text
+// and order, column order, rows, both FTS indexes):
 //
 //  1. SCHEMA_SQL, every statement IF NOT EXISTS: missing tables and
 //     indexes;
@@ -30,22 +30,33 @@ type dbConn interface {
 //     column the live table lacks, table by table and column by column in
 //     declaration order, as ALTER TABLE "t" ADD COLUMN "c" <type…>;
 //     columns SQLite cannot add (a primary key, NOT NULL without a default)
-//     are skipped, as the original ignores that error;
-//  3. the version: a file without a version row is new and gets Latest;
-//     one below Latest gets the v11 step (drop the six FTS triggers and
-//     both FTS tables, create them inline as declared, index every
-//     message) and one UPDATE to Latest;
-//  4. the unique title index (a file with duplicate titles fails here, and
-//     the whole session rolls back);
-//  5. the FTS probes: an FTS table that is missing, or one of whose
-//     triggers is, is recreated with its triggers. The original created a
-//     missing table empty, leaving search blind to every older message;
-//     here it is filled from messages (the one deliberate difference).
+//     are skipped, as upstream ignores that error. This is how every
+//     column arrives, the ones that came with a version and the ones
+//     upstream added without one (handoff_*, cwd, active, …);
+//  3. the platform message index on its own, then DEFERRED_INDEX_SQL (both
+//     name columns the reconcile may just have added);
+//  4. the heal, UPDATE messages SET active = 1 WHERE active IS NULL, on
+//     every run (healActive);
+//  5. the version: a file without a version row is new to upstream and
+//     gets Latest, with no data step; one below Latest gets the v11 step
+//     if below 11 (drop the six FTS triggers and both FTS tables, create
+//     them inline as declared, index every message), the v16 step if below
+//     16 (tag delegate sessions), the v18 step if below 18 (gateway
+//     metadata from HermesHome/sessions/sessions.json), the v20 step if
+//     below 20 (seed per-model usage), and one UPDATE to Latest;
+//  6. the unique title index (a file with duplicate titles fails here, and
+//     the whole session rolls back; upstream ignores the error and goes on
+//     without the index);
+//  7. the FTS probes: an FTS table that is missing, or one of whose
+//     triggers is, is recreated with its triggers and filled from
+//     messages. Upstream created a missing table empty, leaving search
+//     blind to every older message (the one deliberate difference).
 //
-// The original's v10 step, for a file below 10, creates and fills the
-// trigram table that its v11 step drops a moment later; nothing of it
-// survives (sqlite_master rowids are reassigned from the rows that remain),
-// so it is not run.
+// Upstream's FTS5 probe needs no step: this build always has FTS5 and its
+// trigram tokenizer (internal/sqlite refuses a SQLite without them).
+// Upstream's v10 step runs only where SCHEMA_VERSION is 10, so never here.
+// Unlike upstream, which sends each statement on its own (autocommit), the
+// whole upgrade is one transaction: a failure leaves the file as it was.
 //
 // It returns a description of each change, in order.
 func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64, hasRow bool, env stepEnv) ([]string, error) {

@@ -38,13 +38,16 @@ const (
 // The migration session: goose runs every migration of one Up/Down call on one
 // connection between SessionLock and SessionUnlock. SessionLock opens one
 // BEGIN IMMEDIATE transaction, which is the cross-process lock (a second
-// process, or the Python original, waits for it) and makes the version goose
+// process, or upstream Hermes, waits for it) and makes the version goose
 // reads under it current. Each migration runs inside a savepoint that Insert
 // or Delete (called by goose right after the migration's statements) releases
 // and re-opens; SessionUnlock rolls back to the savepoint, undoing a migration
 // that failed half-way, and commits the completed ones: each migration is
 // applied whole or not at all. goose is configured with WithIsolateDDL so that
-// it never opens a transaction of its own inside ours.
+// it never opens a transaction of its own inside ours. A Go migration's step
+// (v16, v18, v20) runs in Insert or Delete too, on the session connection,
+// before the version is recorded: goose itself runs none of it (see
+// goMigration).
 const (
 	sqlBegin          = "BEGIN IMMEDIATE"
 	sqlSavepoint      = "SAVEPOINT goose_migration"
