@@ -239,7 +239,7 @@ func (p *pyParser) hex4() (rune, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
-	if err != nil || strings.ContainsAny(p.s[p.i:p.i+4], "+-") {
+	if err != nil { // ParseUint takes no sign, prefix or underscore
 		return 0, false
 	}
 	p.i += 4

@@ -36,7 +36,7 @@
 // written, nor are -wal/-shm files left beside it: up prints one line saying
 // so and exits 0 (a rolled-back deploy does not fail), up-to, down, down-to
 // and redo fail, status and version report it. (Upstream opens such a file
-// and writes to it; this build refuses it, see the README.)
+// and writes to it; this build refuses it, on purpose.)
 //
 // It links the migrations and internal/sqlite, never the store's API or its
 // generated queries (a test checks), and holds no SQL of its own.
