@@ -33,8 +33,14 @@ import (
 // k+1… as written. Columns still missing (the wrinkle file's
 // reasoning_content) are added by the way up to Latest, as in the original.
 //
+// A Go migration in that range (v16, v18, v20) is completed the same way and
+// then its data step runs, as the original ran it (if current_version < N):
+// completing v18 copies sessions.json's gateway metadata, completing v20
+// seeds the per-model usage.
+//
 // It returns one Result (Adopted set) per migration it completed.
-func adopt(ctx context.Context, conn *sql.Conn, target int64, log *slog.Logger) ([]Result, error) {
+func adopt(ctx context.Context, conn *sql.Conn, target int64, env stepEnv) ([]Result, error) {
+	log := env.log
 	version, err := readVersion(ctx, conn)
 	if err != nil || version < 1 || version >= target {
 		return nil, err
@@ -78,6 +84,11 @@ func adopt(ctx context.Context, conn *sql.Conn, target int64, log *slog.Logger) 
 		for _, stmt := range stmts {
 			if _, err := conn.ExecContext(ctx, stmt); err != nil {
 				return nil, fmt.Errorf("adopt version %d: %s: %w", v, stmt, err)
+			}
+		}
+		if g := goMigrationAt(v); g != nil {
+			if err := g.data(ctx, conn, env); err != nil {
+				return nil, fmt.Errorf("adopt version %d: %s: %w", v, g.name, err)
 			}
 		}
 		if err := setVersion(ctx, conn, v); err != nil {

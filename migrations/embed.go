@@ -5,8 +5,11 @@ import (
 	"strings"
 )
 
-// FS holds the migrations, 00001_*.sql … 00021_*.sql, each with a
-// -- +goose Up and a -- +goose Down section.
+// FS holds the SQL migrations, 00001_*.sql … 00021_*.sql, each with a
+// -- +goose Up and a -- +goose Down section. Versions 16, 18 and 20 are Go
+// migrations (00016_delegate_sessions.go, 00018_sessions_gateway_metadata.go,
+// 00020_session_model_usage.go), compiled in rather than embedded; [Names]
+// lists both kinds.
 //
 //go:embed *.sql
 var FS embed.FS
@@ -30,9 +33,11 @@ var (
 	// both name columns the reconcile may have just added.
 	platformIndexSQL = v21Script("platform_index.sql")
 	deferredIndexSQL = v21Script("deferred_index.sql")
-	// backfillV16SQL and backfillV20SQL are upstream's v16 and v20 data
-	// steps (tag delegate sessions, seed per-model usage).
+	// backfillV16SQL, backfillV18SQL and backfillV20SQL are upstream's v16,
+	// v18 and v20 data steps (tag delegate sessions; copy one sessions.json
+	// entry's gateway metadata, sent once per entry; seed per-model usage).
 	backfillV16SQL = v21Script("backfill_v16.sql")
+	backfillV18SQL = v21Script("backfill_v18.sql")
 	backfillV20SQL = v21Script("backfill_v20.sql")
 	// titleIndexSQL is the unique title index, created after the version
 	// bookkeeping.

@@ -255,3 +255,58 @@ func masterNames(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	return dbtest.Values[string](t, db, "SELECT name FROM sqlite_master ORDER BY name")
 }
+
+// unversioned is what a new file has and the replayed migrations do not
+// build: the columns upstream added without a version of their own
+// (upstream-v21.md §1.4) and the indexes over them. Up adds them (the
+// reconcile); UpTo below Latest and Down leave them as a file has them.
+func unversioned(t *testing.T) addition {
+	t.Helper()
+	h, err := loadHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := loadDeclared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := h.after[Latest]
+	var add addition
+	for _, table := range d.full.tables {
+		for _, c := range d.full.columns[table] {
+			if _, ok := replayed.column(table, c.Name); !ok {
+				add.columns = append(add.columns, tableColumn{table: table, col: c})
+			}
+		}
+	}
+	for _, name := range d.full.order {
+		if _, ok := replayed.objects[name]; !ok {
+			add.objects = append(add.objects, d.full.objects[name])
+		}
+	}
+	return add
+}
+
+// plusUnversioned is the view of s with the unversioned columns and
+// indexes of the tables s has: a new file rolled back to s's version.
+func plusUnversioned(t *testing.T, s snapshot) schemaView {
+	t.Helper()
+	v := viewOf(s)
+	cols := map[string][]column{}
+	for table, c := range v.Columns {
+		cols[table] = append([]column(nil), c...)
+	}
+	add := unversioned(t)
+	for _, tc := range add.columns {
+		if _, ok := cols[tc.table]; ok {
+			cols[tc.table] = append(cols[tc.table], tc.col)
+		}
+	}
+	for _, o := range add.objects {
+		if _, ok := cols[o.Table]; ok {
+			v.Objects[o.Name] = objectView{Type: o.Type, SQL: o.SQL}
+		}
+	}
+	v.Columns = cols
+	return v
+}

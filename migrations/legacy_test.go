@@ -218,6 +218,7 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		want := []string{
 			"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "token_count",
 			"finish_reason", "reasoning_details", "reasoning", "codex_reasoning_items", "reasoning_content", "codex_message_items",
+			"platform_message_id", "observed",
 		}
 		if diff := cmp.Diff(want, columnNames(t, db, "messages")); diff != "" {
 			t.Errorf("messages columns (-want +got):\n%s", diff)
@@ -231,22 +232,59 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		db := v5WithReasoningDetails(t)
 		res := upgradedOnce(t, context.Background(), newMigrator(t, db, nil), 5)
 		wantChanges := []string{
+			"create table session_model_usage",
 			"create table state_meta",
+			"create table gateway_routing",
+			"create table compression_locks",
+			"create table async_delegations",
+			"create index idx_sessions_source_id",
+			"create index idx_compression_locks_expires",
+			"create index idx_session_model_usage_session",
+			"create index idx_session_model_usage_model",
+			"create index idx_async_delegations_delivery",
+			"add column sessions.session_key",
+			"add column sessions.chat_id",
+			"add column sessions.chat_type",
+			"add column sessions.thread_id",
+			"add column sessions.display_name",
+			"add column sessions.origin_json",
+			"add column sessions.expiry_finalized",
+			"add column sessions.cwd",
+			"add column sessions.git_branch",
+			"add column sessions.git_repo_root",
 			"add column sessions.api_call_count",
+			"add column sessions.handoff_state",
+			"add column sessions.handoff_platform",
+			"add column sessions.handoff_error",
+			"add column sessions.compression_failure_cooldown_until",
+			"add column sessions.compression_failure_error",
+			"add column sessions.compression_fallback_streak",
+			"add column sessions.rewind_count",
+			"add column sessions.archived",
+			"add column messages.effect_disposition",
 			"add column messages.reasoning",
 			"add column messages.reasoning_content",
 			"add column messages.codex_reasoning_items",
 			"add column messages.codex_message_items",
+			"add column messages.platform_message_id",
+			"add column messages.observed",
+			"add column messages.active",
+			"add column messages.compacted",
+			"create index idx_messages_platform_msg_id",
+			"create the deferred indexes",
 			"rebuild full-text index messages_fts",
 			"rebuild full-text index messages_fts_trigram",
-			"set schema version 11",
+			"v16: tag delegate sessions",
+			"v20: seed per-model usage",
+			"set schema version 21",
 		}
 		if diff := cmp.Diff(wantChanges, res.Changes); diff != "" {
 			t.Errorf("Up changes (-want +got):\n%s", diff)
 		}
 		want := []string{
 			"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "token_count",
-			"finish_reason", "reasoning_details", "reasoning", "reasoning_content", "codex_reasoning_items", "codex_message_items",
+			"finish_reason", "reasoning_details", "effect_disposition", "reasoning", "reasoning_content", "codex_reasoning_items",
+			"codex_message_items", "platform_message_id", "observed", "active", "compacted",
 		}
 		if diff := cmp.Diff(want, columnNames(t, db, "messages")); diff != "" {
 			t.Errorf("messages columns (-want +got):\n%s", diff)

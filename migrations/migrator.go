@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,14 @@ type Options struct {
 	// Logger receives goose's progress and the adoption/reconcile steps at
 	// Info level; nil logs nothing.
 	Logger *slog.Logger
+	// HermesHome is the directory upstream calls HERMES_HOME
+	// (get_hermes_home()), for the v18 step: a file migrated from below
+	// version 18 gets the gateway metadata of its sessions from
+	// HermesHome/sessions/sessions.json, as upstream does. Empty, or
+	// without that file, the step copies nothing (upstream's behaviour for
+	// a missing file). It is not derived from the database's path: upstream
+	// reads HERMES_HOME wherever the file is.
+	HermesHome string
 }
 
 // Retry is how the migrator waits for the write lock another connection
@@ -125,8 +134,9 @@ func New(db *sql.DB, opts *Options) (*Migrator, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	vs := &versionStore{retry: o.Retry.policy()}
+	vs := &versionStore{retry: o.Retry.policy(), env: stepEnv{hermesHome: o.HermesHome, log: logger}}
 	p, err := goose.NewProvider(goose.DialectCustom, db, FS,
+		goose.WithGoMigrations(gooseMigrations()...),
 		goose.WithStore(vs),
 		goose.WithSessionLocker(vs),
 		// goose must not open transactions of its own: every statement runs in
@@ -188,14 +198,15 @@ func Statuses(version int64) ([]Status, error) {
 	return out, nil
 }
 
-// Up brings the database to Latest the way the original's _init_schema
-// does, in one write transaction (see upgrade.go): a new file gets the
-// original's v11 schema byte for byte and version 11; a file the original
-// left at any older version gets what the original would make of it (the
-// same columns in the same order, the same sqlite_master); a file already at
-// Latest gets whatever declared column, index or FTS index it lacks (the
-// reconcile; Options.NoReconcile turns it off), and when it lacks nothing
-// Up writes nothing and takes no lock. It fails with [ErrNewerSchema] for a
+// Up brings the database to Latest the way upstream's _init_schema
+// (c2a3b9ce5) does, in one write transaction (see upgrade.go): a new file
+// gets upstream's v21 schema byte for byte and version 21; a file any
+// Hermes left at an older version gets what upstream would make of it (the
+// same columns in the same order, the same sqlite_master, the rows of the
+// v16, v18 and v20 data steps); a file already at Latest gets whatever
+// declared column, index or FTS index it lacks (the reconcile;
+// Options.NoReconcile turns it off) and the heal of rows whose active is
+// NULL, and when it lacks nothing Up writes nothing and takes no lock. It fails with [ErrNewerSchema] for a
 // file above Latest, sqlite.ErrBusy when the lock stayed taken, or the
 // failing step's error, and then nothing was written.
 func (m *Migrator) Up(ctx context.Context) (UpResult, error) {
@@ -206,8 +217,10 @@ func (m *Migrator) Up(ctx context.Context) (UpResult, error) {
 
 // UpTo applies the pending migrations up to and including version; a file
 // already at or above it is left alone. UpTo(Latest) is Up. Below Latest it
-// replays the goose migrations 000NN in order, as the original's versions
-// once did, for tests and rollbacks that need an intermediate version.
+// replays the goose migrations 000NN in order (the Go ones' data steps
+// included), as the original's versions once did, for tests and rollbacks
+// that need an intermediate version; columns upstream added without a
+// version are neither added nor needed on the way (Up adds them).
 func (m *Migrator) UpTo(ctx context.Context, version int64) (UpResult, error) {
 	if version < 1 || version > Latest {
 		return UpResult{}, fmt.Errorf("%w: %d (want 1…%d)", ErrInvalidVersion, version, Latest)
@@ -246,7 +259,7 @@ func (m *Migrator) gooseUpTo(ctx context.Context, version int64) ([]Result, erro
 			return err
 		}
 		var err error
-		adopted, err = adopt(ctx, conn, version, m.log)
+		adopted, err = adopt(ctx, conn, version, m.store.env)
 		return err
 	})
 	res, err := m.goose.UpTo(ctx, version)
@@ -274,7 +287,10 @@ func (m *Migrator) upLatest(ctx context.Context) (UpResult, error) {
 			return out, nil
 		}
 		live, err := takeSnapshot(ctx, m.db)
-		if err != nil || !pending(d, live) {
+		if err != nil {
+			return out, err
+		}
+		if todo, err := pending(ctx, m.db, d, live); err != nil || !todo {
 			return out, err
 		}
 	}
@@ -297,7 +313,7 @@ func (m *Migrator) upLatest(ctx context.Context) (UpResult, error) {
 		if v == Latest && m.opts.NoReconcile {
 			return nil
 		}
-		changes, err = upgrade(ctx, conn, d, v, hasRow)
+		changes, err = upgrade(ctx, conn, d, v, hasRow, m.store.env)
 		return err
 	})
 	start := time.Now()
@@ -432,7 +448,16 @@ func results(in []*goose.MigrationResult, err error) []Result {
 	return out
 }
 
-// Names returns the file names of the embedded migrations, oldest first.
+// Names returns the file names of the migrations, oldest first: the
+// embedded SQL files and the Go migrations (00016_delegate_sessions.go, …).
 func Names() ([]string, error) {
-	return fs.Glob(FS, "*.sql")
+	names, err := fs.Glob(FS, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range goMigrations {
+		names = append(names, g.name)
+	}
+	slices.Sort(names)
+	return names, nil
 }

@@ -4,7 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
 // dbConn is what the upgrade runs on: the migration session's connection.
@@ -15,9 +20,9 @@ type dbConn interface {
 
 // upgrade brings the database behind conn to Latest, or reconciles a file
 // already there, inside the migration session's transaction, in the order
-// of the original's _init_schema (reference-spec.md §5.3), so that the file
-// ends up exactly as the original leaves it (sqlite_master text and order,
-// column order, rows, both FTS indexes):
+// of upstream's _init_schema at c2a3b9ce5 (upstream-v21.md §1.2, §2.1), so
+// that the file ends up exactly as upstream leaves it (sqlite_master text
+// and order, column order, rows, both FTS indexes):
 //
 //  1. SCHEMA_SQL, every statement IF NOT EXISTS: missing tables and
 //     indexes;
@@ -25,25 +30,36 @@ type dbConn interface {
 //     column the live table lacks, table by table and column by column in
 //     declaration order, as ALTER TABLE "t" ADD COLUMN "c" <type…>;
 //     columns SQLite cannot add (a primary key, NOT NULL without a default)
-//     are skipped, as the original ignores that error;
-//  3. the version: a file without a version row is new and gets Latest;
-//     one below Latest gets the v11 step (drop the six FTS triggers and
-//     both FTS tables, create them inline as declared, index every
-//     message) and one UPDATE to Latest;
-//  4. the unique title index (a file with duplicate titles fails here, and
-//     the whole session rolls back);
-//  5. the FTS probes: an FTS table that is missing, or one of whose
-//     triggers is, is recreated with its triggers. The original created a
-//     missing table empty, leaving search blind to every older message;
-//     here it is filled from messages (the one deliberate difference).
+//     are skipped, as upstream ignores that error. This is how every
+//     column arrives, the ones that came with a version and the ones
+//     upstream added without one (handoff_*, cwd, active, …);
+//  3. the platform message index on its own, then DEFERRED_INDEX_SQL (both
+//     name columns the reconcile may just have added);
+//  4. the heal, UPDATE messages SET active = 1 WHERE active IS NULL, on
+//     every run (healActive);
+//  5. the version: a file without a version row is new to upstream and
+//     gets Latest, with no data step; one below Latest gets the v11 step
+//     if below 11 (drop the six FTS triggers and both FTS tables, create
+//     them inline as declared, index every message), the v16 step if below
+//     16 (tag delegate sessions), the v18 step if below 18 (gateway
+//     metadata from HermesHome/sessions/sessions.json), the v20 step if
+//     below 20 (seed per-model usage), and one UPDATE to Latest;
+//  6. the unique title index (a file with duplicate titles fails here, and
+//     the whole session rolls back; upstream ignores the error and goes on
+//     without the index);
+//  7. the FTS probes: an FTS table that is missing, or one of whose
+//     triggers is, is recreated with its triggers and filled from
+//     messages. Upstream created a missing table empty, leaving search
+//     blind to every older message (the one deliberate difference).
 //
-// The original's v10 step, for a file below 10, creates and fills the
-// trigram table that its v11 step drops a moment later; nothing of it
-// survives (sqlite_master rowids are reassigned from the rows that remain),
-// so it is not run.
+// Upstream's FTS5 probe needs no step: this build always has FTS5 and its
+// trigram tokenizer (internal/sqlite refuses a SQLite without them).
+// Upstream's v10 step runs only where SCHEMA_VERSION is 10, so never here.
+// Unlike upstream, which sends each statement on its own (autocommit), the
+// whole upgrade is one transaction: a failure leaves the file as it was.
 //
 // It returns a description of each change, in order.
-func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64, hasRow bool) ([]string, error) {
+func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64, hasRow bool, env stepEnv) ([]string, error) {
 	var done []string
 	run := func(what string, stmts ...string) error {
 		for _, stmt := range stmts {
@@ -95,10 +111,10 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 	}
 	// 2c. The heal of rows an older reconcile left with a NULL active
 	// (upstream #51646), on every run.
-	if n, err := execCount(ctx, conn, sqlHealActive); err != nil {
-		return nil, fmt.Errorf("heal messages.active: %w", err)
-	} else if n > 0 {
-		done = append(done, fmt.Sprintf("set active = 1 on %d messages", n))
+	if what, err := healActive(ctx, conn); err != nil {
+		return nil, err
+	} else if what != "" {
+		done = append(done, what)
 	}
 	// 3. The version.
 	switch {
@@ -114,12 +130,26 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 			}
 		}
 		if version < 16 {
-			if err := run("tag delegate sessions (v16)", backfillV16SQL); err != nil {
+			if err := run("v16: tag delegate sessions", backfillV16SQL); err != nil {
 				return nil, err
 			}
 		}
+		if version < 18 && env.hermesHome != "" {
+			path := filepath.Join(env.hermesHome, "sessions", "sessions.json")
+			n, err := backfillGatewayMetadata(ctx, conn, path, env.log)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				noun := "sessions"
+				if n == 1 {
+					noun = "session"
+				}
+				done = append(done, fmt.Sprintf("v18: copy gateway metadata from sessions.json into %d %s", n, noun))
+			}
+		}
 		if version < 20 {
-			if err := run("seed per-model usage (v20)", backfillV20SQL); err != nil {
+			if err := run("v20: seed per-model usage", backfillV20SQL); err != nil {
 				return nil, err
 			}
 		}
@@ -157,11 +187,18 @@ func upgrade(ctx context.Context, conn dbConn, d *declaredSchema, version int64,
 const titleIndex = "idx_sessions_title_unique"
 
 // pending reports whether upgrade would change a file already at Latest:
-// whether anything declared is missing from live.
-func pending(d *declaredSchema, live snapshot) bool {
-	return len(missingObjects(d.base, live)) > 0 ||
+// whether anything declared is missing from live, or a message has a NULL
+// active (the heal would set it; the partial index idx_messages_active_null
+// answers without reading the table).
+func pending(ctx context.Context, q querier, d *declaredSchema, live snapshot) (bool, error) {
+	if len(missingObjects(d.base, live)) > 0 ||
 		len(missingColumns(d.base, live)) > 0 ||
-		missingAny(live, d.full.order)
+		missingAny(live, d.full.order) {
+		return true, nil
+	}
+	var heal bool
+	err := eachRow(ctx, q, sqlNeedsHeal, nil, func(r *sql.Rows) error { return r.Scan(&heal) })
+	return heal, err
 }
 
 // missingObjects returns the objects of want that live lacks, in want's
@@ -225,6 +262,39 @@ func v11Step(ctx context.Context, conn dbConn, d *declaredSchema, run func(strin
 	return nil
 }
 
+// healActive is upstream's heal, UPDATE messages SET active = 1 WHERE
+// active IS NULL, sent only when a row needs it (the partial index answers).
+// Upstream ignores the heal's failure: a file whose FTS table is gone while
+// its triggers remain cannot update a message ("no such table:
+// messages_fts") until the FTS repair at the end of the same open has run;
+// such rows are healed at the next open. Here too a plain SQLite error
+// (SQLITE_ERROR) is rolled back to a savepoint and ignored; any other
+// failure (I/O, full disk) fails the upgrade. It returns the change made,
+// or "".
+func healActive(ctx context.Context, conn dbConn) (string, error) {
+	var need bool
+	if err := eachRow(ctx, conn, sqlNeedsHeal, nil, func(r *sql.Rows) error { return r.Scan(&need) }); err != nil || !need {
+		return "", err
+	}
+	if err := execAll(ctx, conn, "SAVEPOINT heal_active"); err != nil {
+		return "", err
+	}
+	n, err := execCount(ctx, conn, sqlHealActive)
+	if err != nil {
+		if primary, _, ok := sqlite.Code(err); !ok || primary != sqlite3.ErrError {
+			return "", fmt.Errorf("heal messages.active: %w", err)
+		}
+		if err := execAll(ctx, conn, "ROLLBACK TO heal_active", "RELEASE heal_active"); err != nil {
+			return "", err
+		}
+		return "", nil
+	}
+	if err := execAll(ctx, conn, "RELEASE heal_active"); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("set active = 1 on %d messages", n), nil
+}
+
 // execCount runs stmt and returns the rows it changed.
 func execCount(ctx context.Context, conn dbConn, stmt string) (int64, error) {
 	res, err := conn.ExecContext(ctx, stmt)
@@ -242,6 +312,9 @@ const (
 	// a NULL active (it sends this text on every open); the partial index
 	// idx_messages_active_null makes it cheap when there are none.
 	sqlHealActive = "UPDATE messages SET active = 1 WHERE active IS NULL"
+	// sqlNeedsHeal asks whether the heal has anything to do, through the
+	// same partial index.
+	sqlNeedsHeal = "SELECT EXISTS (SELECT 1 FROM messages WHERE active IS NULL)"
 )
 
 // deferredIndexes names DEFERRED_INDEX_SQL's indexes.

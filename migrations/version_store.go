@@ -38,13 +38,16 @@ const (
 // The migration session: goose runs every migration of one Up/Down call on one
 // connection between SessionLock and SessionUnlock. SessionLock opens one
 // BEGIN IMMEDIATE transaction, which is the cross-process lock (a second
-// process, or the Python original, waits for it) and makes the version goose
+// process, or upstream Hermes, waits for it) and makes the version goose
 // reads under it current. Each migration runs inside a savepoint that Insert
 // or Delete (called by goose right after the migration's statements) releases
 // and re-opens; SessionUnlock rolls back to the savepoint, undoing a migration
 // that failed half-way, and commits the completed ones: each migration is
 // applied whole or not at all. goose is configured with WithIsolateDDL so that
-// it never opens a transaction of its own inside ours.
+// it never opens a transaction of its own inside ours. A Go migration's step
+// (v16, v18, v20) runs in Insert or Delete too, on the session connection,
+// before the version is recorded: goose itself runs none of it (see
+// goMigration).
 const (
 	sqlBegin          = "BEGIN IMMEDIATE"
 	sqlSavepoint      = "SAVEPOINT goose_migration"
@@ -61,12 +64,16 @@ type session struct {
 	// prepare runs under the lock before goose reads the version: the
 	// newer-schema check and the adoption of legacy files.
 	prepare func(ctx context.Context, conn *sql.Conn) error
+	// conn is the session's connection, set by SessionLock.
+	conn *sql.Conn
 }
 
 // versionStore is goose's database.Store over schema_version and its
 // lock.SessionLocker. The Migrator sets next before each provider call.
 type versionStore struct {
 	retry sqlite.Retry
+	// env is what the Go migrations' data steps may read.
+	env stepEnv
 
 	mu     sync.Mutex
 	next   session
@@ -97,10 +104,17 @@ func (s *versionStore) TableExists(context.Context, database.DBTxConn) (bool, er
 
 // Insert records that migration req.Version was applied: the single row now
 // holds it. Version 0, which goose inserts when it creates the table, is the
-// absence of a row.
+// absence of a row. A Go migration's step runs here, first (see
+// goMigration).
 func (s *versionStore) Insert(ctx context.Context, db database.DBTxConn, req database.InsertRequest) error {
 	if req.Version == 0 {
 		return nil
+	}
+	db = s.sessionConn(db)
+	if g := goMigrationAt(req.Version); g != nil {
+		if err := s.runGo(db, func() error { return g.up(ctx, db, s.env) }); err != nil {
+			return err
+		}
 	}
 	if err := setVersion(ctx, db, req.Version); err != nil {
 		return err
@@ -109,12 +123,41 @@ func (s *versionStore) Insert(ctx context.Context, db database.DBTxConn, req dat
 }
 
 // Delete records that migration version was rolled back: the row holds the
-// version below it, or disappears at 0.
+// version below it, or disappears at 0. A Go migration's down runs here,
+// first.
 func (s *versionStore) Delete(ctx context.Context, db database.DBTxConn, version int64) error {
+	db = s.sessionConn(db)
+	if g := goMigrationAt(version); g != nil {
+		if err := s.runGo(db, func() error { return g.down(ctx, db) }); err != nil {
+			return err
+		}
+	}
 	if err := setVersion(ctx, db, version-1); err != nil {
 		return err
 	}
 	return s.stepDone(ctx, db)
+}
+
+// sessionConn returns the connection of the active session, on which every
+// statement of a migration runs: goose passes its pool to the store after a
+// Go migration, and the pool's one connection is the session's (waiting for
+// it would never end). Outside a session it returns db.
+func (s *versionStore) sessionConn(db database.DBTxConn) database.DBTxConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active != nil && s.active.conn != nil {
+		return s.active.conn
+	}
+	return db
+}
+
+// runGo runs a Go migration's step, which only the migration session may
+// run: outside one (db is not the session's connection) it fails.
+func (s *versionStore) runGo(db database.DBTxConn, step func() error) error {
+	if _, ok := db.(*sql.Conn); !ok {
+		return errOutsideSession
+	}
+	return step()
 }
 
 // GetMigration reports every version from 0 to the current one as applied and
@@ -179,6 +222,7 @@ func (s *versionStore) SessionLock(ctx context.Context, conn *sql.Conn) error {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), sqlRollback)
 		return err
 	}
+	sess.conn = conn
 	s.mu.Lock()
 	s.active = &sess
 	s.mu.Unlock()

@@ -74,20 +74,21 @@ func master(t *testing.T, db *sql.DB) []string {
 	return dbtest.Values[string](t, db, "SELECT type || ' ' || name || ' on ' || tbl_name || ': ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
 }
 
-// TestSchemaIsTheOriginalsFreshDDL: schema.sql, run on an empty database,
-// gives exactly the sqlite_master of testdata/state-v11-fresh.db, the file
-// the v11 original creates: the same statements in the same order.
-func TestSchemaIsTheOriginalsFreshDDL(t *testing.T) {
+// TestSchemaIsUpstreamsFreshDDL: schema.sql, run on an empty database,
+// gives exactly the sqlite_master of testdata/upstream/state-v21.db, the file
+// upstream Hermes c2a3b9ce5 creates: the same statements in the same order.
+func TestSchemaIsUpstreamsFreshDDL(t *testing.T) {
 	t.Parallel()
 	mem := loadSchema(t)
-	fresh, err := sql.Open("sqlite3", "file:"+dbtest.CopyFixture(t, "state-v11-fresh.db")+"?mode=ro")
+	copied := dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v21.db"), filepath.Join(t.TempDir(), "state-v21.db"))
+	fresh, err := sql.Open("sqlite3", "file:"+copied+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fresh.Close() })
 	const byRowid = "SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY rowid"
 	if diff := cmp.Diff(dbtest.Rows(t, fresh, byRowid), dbtest.Rows(t, mem, byRowid)); diff != "" {
-		t.Errorf("sqlite_master (-original +schema.sql):\n%s", diff)
+		t.Errorf("sqlite_master (-upstream +schema.sql):\n%s", diff)
 	}
 }
 

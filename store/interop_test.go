@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,21 +15,31 @@ import (
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
-// runOriginal runs testdata/reference_init.py, a transcription of the Python
-// original's SessionDB setup and _init_schema (reference-spec §2, §3, §5.3),
-// on path with the system's python3 and sqlite3 module.
+// runOriginal runs testdata/reference_init.py, a transcription of upstream's
+// SessionDB setup and _init_schema at v21 (upstream-v21.md §1–2 over
+// reference-spec §2, §3, §5.3), on path with the system's python3 and
+// sqlite3 module, under an empty HERMES_HOME (no sessions.json).
 func runOriginal(t *testing.T, path string, args ...string) string {
 	t.Helper()
+	return runOriginalHome(t, t.TempDir(), path, args...)
+}
+
+// runOriginalHome is runOriginal with HERMES_HOME set to home.
+func runOriginalHome(t *testing.T, home, path string, args ...string) string {
+	t.Helper()
 	python := dbtest.Python3(t)
-	out, err := exec.Command(python, append([]string{"testdata/reference_init.py", path}, args...)...).CombinedOutput()
+	cmd := exec.Command(python, append([]string{"testdata/reference_init.py", path}, args...)...)
+	cmd.Env = append(os.Environ(), "HERMES_HOME="+home)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("reference_init.py: %v\n%s", err, out)
 	}
 	return strings.TrimSpace(string(out))
 }
 
-// TestInteropWithTheOriginal: a file this store wrote is one the original
-// opens as its own (it changes nothing), and a file the original created is
+// TestInteropWithTheOriginal: a file this store wrote, new or migrated from
+// an old Hermes's, is one upstream's v21 init opens as its own (it changes
+// nothing: same schema text, version 21), and a file that init created is
 // one this store opens as its own (without even taking the write lock).
 func TestInteropWithTheOriginal(t *testing.T) {
 	t.Parallel()
@@ -46,8 +57,8 @@ func TestInteropWithTheOriginal(t *testing.T) {
 		}
 		raw := rawDB(t, path)
 		before := schemaRows(t, raw)
-		if got := runOriginal(t, path); got != "version 11" {
-			t.Errorf("original says %q, want version 11", got)
+		if got := runOriginal(t, path); got != "version 21" {
+			t.Errorf("original says %q, want version 21", got)
 		}
 		if diff := cmp.Diff(before, schemaRows(t, raw)); diff != "" {
 			t.Errorf("the original changed the schema (-ours +after):\n%s", diff)
@@ -57,11 +68,28 @@ func TestInteropWithTheOriginal(t *testing.T) {
 		}
 	})
 
+	t.Run("OriginalOpensOurMigratedFile", func(t *testing.T) {
+		t.Parallel()
+		for _, name := range []string{"state-v1.db", "state-v9.db", "state-v11-fresh.db", "upstream/state-v16.db"} {
+			path := dbtest.CopyFile(t, dbtest.Testdata(name), filepath.Join(t.TempDir(), "state.db"))
+			if err := openAt(t, path, nil).Close(); err != nil {
+				t.Fatal(err)
+			}
+			before := dbtest.ReadLayout(t, path)
+			if got := runOriginal(t, path); got != "version 21" {
+				t.Errorf("%s: original says %q, want version 21", name, got)
+			}
+			if diff := cmp.Diff(before, dbtest.ReadLayout(t, path)); diff != "" {
+				t.Errorf("%s: the original changed our migrated file (-ours +after):\n%s", name, diff)
+			}
+		}
+	})
+
 	t.Run("WeOpenTheOriginalsFile", func(t *testing.T) {
 		t.Parallel()
 		path := t.TempDir() + "/state.db"
-		if got := runOriginal(t, path, "seed"); got != "version 11" {
-			t.Fatalf("original says %q, want version 11", got)
+		if got := runOriginal(t, path, "seed"); got != "version 21" {
+			t.Fatalf("original says %q, want version 21", got)
 		}
 		raw := rawDB(t, path)
 		before := schemaRows(t, raw)
@@ -181,8 +209,8 @@ func compareWithOriginal(t *testing.T, s *Store, path string, queries ...string)
 // the transcription the other tests rely on honest against both.
 func TestLayoutMatchesTheTranscription(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"", "state-v1.db", "state-v9.db", "history/state-v1.db", "history/state-v4.db",
-		"history/state-v5.db", "history/state-v6.db", "history/state-v7-renumbered.db"} {
+	for _, name := range []string{"", "state-v1.db", "state-v9.db", "state-v11-fresh.db", "history/state-v1.db", "history/state-v4.db",
+		"history/state-v5.db", "history/state-v6.db", "history/state-v7-renumbered.db", "upstream/state-v16.db"} {
 		t.Run(strings.ReplaceAll(name+"new", "/", "-"), func(t *testing.T) {
 			t.Parallel()
 			theirs := filepath.Join(t.TempDir(), "state.db")
@@ -191,10 +219,13 @@ func TestLayoutMatchesTheTranscription(t *testing.T) {
 				dbtest.CopyFile(t, dbtest.Testdata(name), theirs)
 				dbtest.CopyFile(t, dbtest.Testdata(name), ours)
 			}
-			if got := runOriginal(t, theirs); got != "version 11" {
-				t.Fatalf("original says %q, want version 11", got)
+			// Upstream's v16 file with the sessions.json upstream had: the v18
+			// step copies the same metadata on both sides.
+			home := dbtest.Testdata("upstream", "hermes-home")
+			if got := runOriginalHome(t, home, theirs); got != "version 21" {
+				t.Fatalf("original says %q, want version 21", got)
 			}
-			if err := openAt(t, ours, nil).Close(); err != nil {
+			if err := openAt(t, ours, &Options{HermesHome: home}).Close(); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(dbtest.ReadLayout(t, theirs), dbtest.ReadLayout(t, ours)); diff != "" {

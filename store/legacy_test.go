@@ -23,8 +23,12 @@ func ftsHits(t *testing.T, q dbtx, table, query string) []string {
 }
 
 // TestFTS5ToolCallMigration ports test_v10_to_v11_upgrade_backfills_tool_fields
-// (reference-tests A.25): a hand-built v10 file with external-content FTS,
-// nullable session columns and a non-AUTOINCREMENT messages.id.
+// (reference-tests A.25, unchanged at c2a3b9ce5): a hand-built v10 file with
+// external-content FTS, nullable session columns and a non-AUTOINCREMENT
+// messages.id, opened by the v21 code: both indexes are rebuilt inline with
+// the tool fields, and the file is stamped 21.
+//
+// upstream: TestFTS5ToolCallMigration::test_v10_to_v11_upgrade_backfills_tool_fields
 func TestFTS5ToolCallMigration(t *testing.T) {
 	t.Parallel()
 	path := dbtest.LegacyFile(t, "v10-external-fts.sql")
@@ -43,17 +47,17 @@ func TestFTS5ToolCallMigration(t *testing.T) {
 	if diff := cmp.Diff([]string{"1"}, ftsHits(t, s.r, "messages_fts_trigram", "LEGACYARG")); diff != "" {
 		t.Errorf("trigram MATCH LEGACYARG (-want +got):\n%s", diff)
 	}
-	if v, err := s.SchemaVersion(context.Background()); err != nil || v != 11 {
-		t.Errorf("SchemaVersion = %d, %v; want 11", v, err)
+	if v, err := s.SchemaVersion(context.Background()); err != nil || v != 21 {
+		t.Errorf("SchemaVersion = %d, %v; want 21", v, err)
 	}
 	// The reconcile added every declared column the legacy table lacked.
-	if cols := columns(t, s.r, "sessions"); len(cols) != 27 || !slices.Contains(cols, "model") {
-		t.Errorf("sessions has %d columns %v, want 27 including model", len(cols), cols)
+	if cols := columns(t, s.r, "sessions"); len(cols) != 45 || !slices.Contains(cols, "model") || !slices.Contains(cols, "archived") {
+		t.Errorf("sessions has %d columns %v, want 45 including model and archived", len(cols), cols)
 	}
 }
 
 // TestOpenOriginalsFiles opens databases the Python original wrote at v1 and
-// v9: migrated to 11 with every row intact and searchable.
+// v9: migrated to 21 with every row intact and searchable.
 func TestOpenOriginalsFiles(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"state-v1.db", "state-v9.db"} {
@@ -90,17 +94,17 @@ func TestOpenOriginalsFiles(t *testing.T) {
 	}
 }
 
-// TestOpenNewerSchema: a file a later Hermes wrote (version 12, with a table
-// and column this build does not know) opens for use, is not downgraded, and
-// keeps what it has.
+// TestOpenNewerSchema: a file a later Hermes wrote (version 22, with a table
+// and column this build does not know) is refused, and with
+// WriteNewerSchema opens for use, is not downgraded, and keeps what it has.
 func TestOpenNewerSchema(t *testing.T) {
 	t.Parallel()
 	s, path := openStore(t, nil)
 	addSession(t, s, "s", nil, 1)
 	dbtest.Exec(t, s.w,
-		"UPDATE schema_version SET version = 12",
-		"CREATE TABLE handoffs (id TEXT PRIMARY KEY)",
-		"ALTER TABLE sessions ADD COLUMN handoff_state TEXT",
+		"UPDATE schema_version SET version = 22",
+		"CREATE TABLE future_things (id TEXT PRIMARY KEY)",
+		"ALTER TABLE sessions ADD COLUMN future_flag TEXT",
 	)
 	before := schemaRows(t, s.r)
 	if err := s.Close(); err != nil {
@@ -110,8 +114,8 @@ func TestOpenNewerSchema(t *testing.T) {
 		t.Fatalf("Open: %v, want ErrNewerSchema", err)
 	}
 	again := openAt(t, path, &Options{WriteNewerSchema: true})
-	if v, err := again.SchemaVersion(context.Background()); err != nil || v != 12 {
-		t.Errorf("SchemaVersion = %d, %v; want 12", v, err)
+	if v, err := again.SchemaVersion(context.Background()); err != nil || v != 22 {
+		t.Errorf("SchemaVersion = %d, %v; want 22", v, err)
 	}
 	if diff := cmp.Diff(before, schemaRows(t, again.r)); diff != "" {
 		t.Errorf("schema changed (-before +after):\n%s", diff)

@@ -57,13 +57,10 @@ type Options struct {
 	// A file a newer Hermes wrote is still refused (see WriteNewerSchema).
 	SkipMigrations bool
 	// WriteNewerSchema opens a file a newer Hermes wrote (schema_version
-	// above 11) for writing anyway, as it is, without migrating it. Leave it
-	// off unless you accept what goes wrong: this build writes v11's rules
-	// into a file that follows later ones. Against a v21 file (upstream
-	// Hermes, testdata/upstream/state-v21.db), ReplaceMessages deletes rows
-	// upstream archives instead of deleting them; rows upstream rewound come
-	// back in replays and search; per-model token usage is never recorded;
-	// subagent sessions lose their link to the parent and are orphaned.
+	// above 21) for writing anyway, as it is, without migrating it. Leave it
+	// off unless you accept what goes wrong: this build writes v21's rules
+	// into a file that follows later ones, whose tables and columns it does
+	// not know (upstream itself opens such a file and writes to it).
 	// Without it Open returns ErrNewerSchema and the file is untouched;
 	// ReadOnly reads such a file safely.
 	WriteNewerSchema bool
@@ -75,12 +72,18 @@ type Options struct {
 	// Dashboards, health checks and backups use it to look at a live file
 	// without touching it. Every read works on a file a newer Hermes wrote
 	// (columns this build does not know are ignored); a file below version
-	// 11 is refused with ErrOlderSchema, since it lacks columns the reads
+	// 21 is refused with ErrOlderSchema, since it lacks columns the reads
 	// need and cannot be migrated read-only.
 	ReadOnly bool
 	// Logger receives migration, reconcile and checkpoint events; nil logs
 	// nothing.
 	Logger *slog.Logger
+	// HermesHome is upstream's HERMES_HOME for the migration of a file
+	// below version 18: its sessions get their gateway metadata from
+	// HermesHome/sessions/sessions.json, as upstream does on its first open
+	// (migrations.Options.HermesHome). Empty: nothing is copied, as upstream
+	// does without the file.
+	HermesHome string
 	// Now is the clock for every timestamp the store writes (started_at,
 	// ended_at, message timestamps) and for the age cutoffs of pruning.
 	// Nil: time.Now. Tests set it to get exact values.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,7 +13,16 @@ import (
 	"github.com/hermesstate/hermesstate/schema"
 )
 
-// TestSchemaInit ports the original's TestSchemaInit (reference-tests A.12).
+// TestSchemaInit ports upstream's TestSchemaInit (reference-tests A.12 at v11;
+// 15 tests at c2a3b9ce5, docs/upstream-tests/migrations.md): a new file's
+// pragmas, tables and version, and what opening older files does.
+//
+// upstream: TestSchemaInit::test_wal_mode, test_foreign_keys_enabled,
+// test_tables_exist, test_schema_version, test_title_column_exists,
+// test_topic_mode_schema_is_not_auto_migrated_on_open, test_migration_from_v2,
+// test_v9_migration_skips_v10_trigram_backfill_before_v11_rebuild,
+// test_reconciliation_adds_missing_columns, test_reconciliation_is_idempotent,
+// test_schema_sql_is_source_of_truth
 func TestSchemaInit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -51,8 +61,8 @@ func TestSchemaInit(t *testing.T) {
 	t.Run("SchemaVersion", func(t *testing.T) {
 		t.Parallel()
 		s, _ := openStore(t, nil)
-		if got := dbtest.Value[int64](t, s.r, "SELECT version FROM schema_version"); got != 11 {
-			t.Errorf("version = %d, want 11", got)
+		if got := dbtest.Value[int64](t, s.r, "SELECT version FROM schema_version"); got != 21 {
+			t.Errorf("version = %d, want 21", got)
 		}
 	})
 
@@ -68,8 +78,8 @@ func TestSchemaInit(t *testing.T) {
 		t.Parallel()
 		path := dbtest.LegacyFile(t, "v2.sql")
 		s := openAt(t, path, nil)
-		if v, err := s.SchemaVersion(ctx); err != nil || v != 11 {
-			t.Fatalf("SchemaVersion = %d, %v; want 11", v, err)
+		if v, err := s.SchemaVersion(ctx); err != nil || v != 21 {
+			t.Fatalf("SchemaVersion = %d, %v; want 21", v, err)
 		}
 		got, err := s.q.SessionGet(ctx, s.r, "existing")
 		if err != nil {
@@ -94,6 +104,60 @@ func TestSchemaInit(t *testing.T) {
 		got, err = s.q.SessionGet(ctx, s.r, "existing")
 		if err != nil || got.Title == nil || *got.Title != "Migrated Title" {
 			t.Errorf("title after update = %v, %v; want Migrated Title", got.Title, err)
+		}
+	})
+
+	t.Run("TopicModeSchemaIsNotAutoMigratedOnOpen", func(t *testing.T) {
+		t.Parallel()
+		// Upstream's Telegram DM topic tables are created only when /topic
+		// opts in (application glue this store leaves out): opening a v11
+		// file adds neither them nor topic columns.
+		path := handMadeV11(t)
+		s := openAt(t, path, nil)
+		for _, c := range columns(t, s.r, "sessions") {
+			if strings.Contains(c, "topic") {
+				t.Errorf("sessions gained topic column %s", c)
+			}
+		}
+		if got := dbtest.Values[string](t, s.r, "SELECT name FROM sqlite_master WHERE name LIKE 'telegram%'"); len(got) != 0 {
+			t.Errorf("topic objects created: %v", got)
+		}
+		if v, err := s.SchemaVersion(ctx); err != nil || v != 21 {
+			t.Errorf("SchemaVersion = %d, %v; want 21", v, err)
+		}
+	})
+
+	t.Run("V9MigrationSkipsV10TrigramBackfill", func(t *testing.T) {
+		t.Parallel()
+		// Upstream's test: a file holding the whole v21 SCHEMA_SQL but
+		// stamped 9, with one tool message. Its v10 step (a content-only
+		// trigram backfill) would be thrown away by v11's rebuild at once;
+		// neither upstream nor this store runs it: both indexes hold the
+		// message once, with its tool fields.
+		path := t.TempDir() + "/state.db"
+		raw := rawDB(t, path)
+		dbtest.Exec(t, raw, declaredSchemaSQL(t),
+			"DELETE FROM schema_version",
+			"INSERT INTO schema_version (version) VALUES (9)",
+			"INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1000.0)",
+			`INSERT INTO messages (session_id, role, content, tool_name, tool_calls, timestamp) VALUES ('s1', 'tool', 'plain content', 'browser_snapshot', '{"name":"browser_snapshot"}', 1001.0)`,
+		)
+		raw.Close()
+		s := openAt(t, path, nil)
+		if v, err := s.SchemaVersion(ctx); err != nil || v != 21 {
+			t.Errorf("SchemaVersion = %d, %v; want 21", v, err)
+		}
+		for _, table := range []string{"messages_fts", "messages_fts_trigram"} {
+			if n := dbtest.Value[int64](t, s.r, "SELECT COUNT(*) FROM "+table); n != 1 {
+				t.Errorf("%s holds %d rows, want 1", table, n)
+			}
+		}
+		if diff := cmp.Diff([]string{"1"}, ftsHits(t, s.r, "messages_fts_trigram", "browser_snapshot")); diff != "" {
+			t.Errorf("trigram MATCH browser_snapshot (-want +got):\n%s", diff)
+		}
+		want := "plain content browser_snapshot {\"name\":\"browser_snapshot\"}"
+		if got := dbtest.Value[string](t, s.r, "SELECT content FROM messages_fts_trigram"); got != want {
+			t.Errorf("trigram text %q, want %q (content, tool name and tool calls)", got, want)
 		}
 	})
 
@@ -188,37 +252,46 @@ func TestDurability(t *testing.T) {
 }
 
 // TestSchemaMatchesSpec: a new database has exactly the tables, columns,
-// indexes, triggers and FTS tables of reference-spec §2.1 and §2.5 (column
-// order aside: columns added by ALTER TABLE come last).
+// indexes, triggers and FTS tables of upstream-v21.md §1.1, columns in
+// upstream's declaration order.
 func TestSchemaMatchesSpec(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, nil)
-	sorted := func(xs []string) []string { slices.Sort(xs); return xs }
-	wantSessions := sorted([]string{
-		"id", "source", "user_id", "model", "model_config", "system_prompt", "parent_session_id",
+	wantSessions := []string{
+		"id", "source", "user_id", "session_key", "chat_id", "chat_type", "thread_id", "display_name",
+		"origin_json", "expiry_finalized", "model", "model_config", "system_prompt", "parent_session_id",
 		"started_at", "ended_at", "end_reason", "message_count", "tool_call_count", "input_tokens",
-		"output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
-		"billing_provider", "billing_base_url", "billing_mode", "estimated_cost_usd",
+		"output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cwd", "git_branch",
+		"git_repo_root", "billing_provider", "billing_base_url", "billing_mode", "estimated_cost_usd",
 		"actual_cost_usd", "cost_status", "cost_source", "pricing_version", "title", "api_call_count",
-	})
-	wantMessages := sorted([]string{
-		"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp",
-		"token_count", "finish_reason", "reasoning", "reasoning_content", "reasoning_details",
-		"codex_reasoning_items", "codex_message_items",
-	})
-	if diff := cmp.Diff(wantSessions, sorted(columns(t, s.r, "sessions"))); diff != "" {
+		"handoff_state", "handoff_platform", "handoff_error", "compression_failure_cooldown_until",
+		"compression_failure_error", "compression_fallback_streak", "rewind_count", "archived",
+	}
+	wantMessages := []string{
+		"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "effect_disposition",
+		"timestamp", "token_count", "finish_reason", "reasoning", "reasoning_content", "reasoning_details",
+		"codex_reasoning_items", "codex_message_items", "platform_message_id", "observed", "active", "compacted",
+	}
+	if diff := cmp.Diff(wantSessions, columns(t, s.r, "sessions")); diff != "" {
 		t.Errorf("sessions columns (-spec +ours):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantMessages, sorted(columns(t, s.r, "messages"))); diff != "" {
+	if diff := cmp.Diff(wantMessages, columns(t, s.r, "messages")); diff != "" {
 		t.Errorf("messages columns (-spec +ours):\n%s", diff)
 	}
 	want := map[string][]string{
-		"index": {"idx_messages_session", "idx_sessions_parent", "idx_sessions_source", "idx_sessions_started",
-			"idx_sessions_title_unique", "sqlite_autoindex_sessions_1", "sqlite_autoindex_state_meta_1"},
-		"table": {"messages", "messages_fts", "messages_fts_config", "messages_fts_content", "messages_fts_data",
-			"messages_fts_docsize", "messages_fts_idx", "messages_fts_trigram", "messages_fts_trigram_config",
-			"messages_fts_trigram_content", "messages_fts_trigram_data", "messages_fts_trigram_docsize",
-			"messages_fts_trigram_idx", "schema_version", "sessions", "sqlite_sequence", "state_meta"},
+		"index": {"idx_async_delegations_delivery", "idx_compression_locks_expires", "idx_messages_active_null",
+			"idx_messages_platform_msg_id", "idx_messages_session", "idx_messages_session_active",
+			"idx_session_model_usage_model", "idx_session_model_usage_session", "idx_sessions_gateway_peer",
+			"idx_sessions_handoff_state", "idx_sessions_parent", "idx_sessions_session_key", "idx_sessions_source",
+			"idx_sessions_source_id", "idx_sessions_started", "idx_sessions_title_unique",
+			"sqlite_autoindex_async_delegations_1", "sqlite_autoindex_compression_locks_1",
+			"sqlite_autoindex_gateway_routing_1", "sqlite_autoindex_session_model_usage_1",
+			"sqlite_autoindex_sessions_1", "sqlite_autoindex_state_meta_1"},
+		"table": {"async_delegations", "compression_locks", "gateway_routing", "messages", "messages_fts",
+			"messages_fts_config", "messages_fts_content", "messages_fts_data", "messages_fts_docsize",
+			"messages_fts_idx", "messages_fts_trigram", "messages_fts_trigram_config", "messages_fts_trigram_content",
+			"messages_fts_trigram_data", "messages_fts_trigram_docsize", "messages_fts_trigram_idx", "schema_version",
+			"session_model_usage", "sessions", "sqlite_sequence", "state_meta"},
 		"trigger": {"messages_fts_delete", "messages_fts_insert", "messages_fts_trigram_delete",
 			"messages_fts_trigram_insert", "messages_fts_trigram_update", "messages_fts_update"},
 	}
@@ -227,6 +300,16 @@ func TestSchemaMatchesSpec(t *testing.T) {
 		if diff := cmp.Diff(names, got); diff != "" {
 			t.Errorf("%ss (-spec +ours):\n%s", kind, diff)
 		}
+	}
+	// The three partial indexes, as upstream sends them.
+	partial := dbtest.Values[string](t, s.r, "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '% WHERE %' ORDER BY name")
+	wantPartial := []string{
+		"CREATE INDEX idx_messages_active_null\n    ON messages(active) WHERE active IS NULL",
+		"CREATE INDEX idx_messages_platform_msg_id ON messages(session_id, platform_message_id) WHERE platform_message_id IS NOT NULL",
+		"CREATE UNIQUE INDEX idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL",
+	}
+	if diff := cmp.Diff(wantPartial, partial); diff != "" {
+		t.Errorf("partial indexes (-spec +ours):\n%s", diff)
 	}
 	// Both FTS tables are inline (no content= option), trigram tokenized as
 	// the spec writes them.
@@ -238,4 +321,47 @@ func TestSchemaMatchesSpec(t *testing.T) {
 	if diff := cmp.Diff(wantFTS, fts); diff != "" {
 		t.Errorf("FTS tables (-spec +ours):\n%s", diff)
 	}
+}
+
+// handMadeV11 writes the v11 file of upstream's topic-mode tests: v11's
+// sessions and messages tables, stamped 11, through a plain connection.
+func handMadeV11(t *testing.T) string {
+	t.Helper()
+	path := t.TempDir() + "/old.db"
+	raw := rawDB(t, path)
+	dbtest.Exec(t, raw, `CREATE TABLE schema_version (version INTEGER NOT NULL);
+INSERT INTO schema_version VALUES (11);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT, model_config TEXT,
+    system_prompt TEXT, parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL,
+    end_reason TEXT, message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
+    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0,
+    cache_write_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT,
+    billing_base_url TEXT, billing_mode TEXT, estimated_cost_usd REAL, actual_cost_usd REAL,
+    cost_status TEXT, cost_source TEXT, pricing_version TEXT, title TEXT, api_call_count INTEGER DEFAULT 0,
+    FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
+);
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
+    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
+    reasoning_content TEXT, reasoning_details TEXT, codex_reasoning_items TEXT, codex_message_items TEXT
+);`)
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// declaredSchemaSQL is upstream's SCHEMA_SQL alone: the CREATE TABLE and
+// CREATE INDEX statements of schema.sql up to the first index a later step
+// creates (the platform index), made IF NOT EXISTS-free as sqlite_master
+// holds them.
+func declaredSchemaSQL(t *testing.T) string {
+	t.Helper()
+	i := strings.Index(schema.SQL, "CREATE INDEX idx_messages_platform_msg_id")
+	if i < 0 {
+		t.Fatal("schema.sql lacks idx_messages_platform_msg_id")
+	}
+	return schema.SQL[:i]
 }

@@ -48,13 +48,13 @@ type Store struct {
 // becomes a new database, and must not be a URL ([ErrURL]).
 //
 // Unless opts.SkipMigrations is set it brings the file to the latest schema
-// with [migrations.Migrator.Up]: a missing file is created at version 11,
+// with [migrations.Migrator.Up]: a missing file is created at version 21,
 // byte for byte as the original creates it; a file an older Hermes wrote is
 // migrated to exactly what the original makes of it (one write transaction,
 // safe against other processes opening it at the same moment); columns,
 // indexes and FTS indexes missing from a current file are added. Opening a
 // current file takes no write lock and changes nothing. A file written by a
-// newer Hermes (schema_version above 11) is refused with [ErrNewerSchema]
+// newer Hermes (schema_version above 21) is refused with [ErrNewerSchema]
 // before anything can write, unless opts.ReadOnly (read it) or
 // opts.WriteNewerSchema (see its warning) is set.
 //
@@ -63,7 +63,7 @@ type Store struct {
 // [ErrForeignWAL], [ErrCantOpen], [ErrReadOnly] (a file or directory this
 // process may not write), [ErrBusy], [ErrNoFTS5], [ErrSQLiteVersion] or
 // [ErrNotWAL], or are a migration's error; with Options.ReadOnly, a missing
-// file matches fs.ErrNotExist and a file below version 11 [ErrOlderSchema].
+// file matches fs.ErrNotExist and a file below version 21 [ErrOlderSchema].
 // A refused file is left as it was. Every error reads "store: open PATH: …".
 func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error) {
 	o := opts.withDefaults()
@@ -154,7 +154,7 @@ func (s *Store) checkNewer(ctx context.Context, cfg sqlite.Config) (bool, error)
 }
 
 // openReadOnly opens only the read-only pool, on a file that must exist
-// and be at version 11 or above (a newer file's unknown columns are
+// and be at version 21 or above (a newer file's unknown columns are
 // ignored by every read; an older one lacks columns the reads need).
 func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, error) {
 	r, err := sqlite.OpenReadOnly(ctx, s.path, cfg, s.opts.ReadConnections)
@@ -193,7 +193,8 @@ func (s *Store) migrate(ctx context.Context) error {
 		Retry: migrations.Retry{
 			Attempts: s.retry.Attempts, MinDelay: s.retry.MinDelay, MaxDelay: s.retry.MaxDelay, OnRetry: s.retry.OnRetry,
 		},
-		Logger: s.opts.Logger,
+		Logger:     s.opts.Logger,
+		HermesHome: s.opts.HermesHome,
 	})
 	if err != nil {
 		return err
@@ -214,13 +215,13 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 // SchemaVersionLatest is the schema version this build creates and migrates
-// to (11), for callers that compare it with SchemaVersion or Health.
+// to (21), for callers that compare it with SchemaVersion or Health.
 const SchemaVersionLatest = migrations.Latest
 
 // Path returns the database file's path as given to Open (or DefaultPath()).
 func (s *Store) Path() string { return s.path }
 
-// SchemaVersion returns the version recorded in schema_version: 11 after
+// SchemaVersion returns the version recorded in schema_version: 21 after
 // Open migrated the file, more for a file a newer Hermes wrote (opened
 // ReadOnly or with WriteNewerSchema). It returns ErrClosed after Close.
 func (s *Store) SchemaVersion(ctx context.Context) (_ int64, err error) {

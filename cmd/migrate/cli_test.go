@@ -35,11 +35,15 @@ func TestSmoke(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"Up", []string{"up"}, text(createdFile(path), createdSchema, "schema version 11")},
-		{"Status", []string{"status"}, statusText(11, "")},
-		{"Down", []string{"down"}, text(steps(rolledBack, 11, 11), "schema version 10")},
-		{"UpAgain", []string{"up"}, text(upgraded(10, v11Step), "schema version 11")},
-		{"UpCurrent", []string{"up"}, text("schema version 11 (no change)")},
+		{"Up", []string{"up"}, text(createdFile(path), createdSchema, "schema version 21")},
+		{"Status", []string{"status"}, statusText(21, "")},
+		{"Down", []string{"down"}, text(steps(rolledBack, 21, 21), "schema version 20")},
+		{"UpAgain", []string{"up"}, text(upgraded(20, []string{
+			"create table async_delegations",
+			"create index idx_async_delegations_delivery",
+			"set schema version 21",
+		}), "schema version 21")},
+		{"UpCurrent", []string{"up"}, text("schema version 21 (no change)")},
 	}
 	for _, s := range runs {
 		got := mustMigrate(t, append([]string{"-db", path}, s.args...)...)
@@ -52,7 +56,7 @@ func TestSmoke(t *testing.T) {
 	if got := dbtest.Value[string](t, db, "PRAGMA journal_mode"); got != "wal" {
 		t.Errorf("journal_mode = %q, want wal", got)
 	}
-	if diff := cmp.Diff([]int64{11}, dbtest.Values[int64](t, db, "SELECT version FROM schema_version")); diff != "" {
+	if diff := cmp.Diff([]int64{21}, dbtest.Values[int64](t, db, "SELECT version FROM schema_version")); diff != "" {
 		t.Errorf("schema_version rows (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(freshObjects, objectNames(schemaObjects(t, db))); diff != "" {
@@ -94,13 +98,13 @@ func TestDefaultPath(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("migrate up: exit %d\nstderr:\n%s", r.code, r.stderr)
 			}
-			if diff := cmp.Diff(text(createdFile(want), createdSchema, "schema version 11"), normalize(r.stdout)); diff != "" {
+			if diff := cmp.Diff(text(createdFile(want), createdSchema, "schema version 21"), normalize(r.stdout)); diff != "" {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 			if _, err := os.Stat(notWant); err == nil {
 				t.Errorf("%s was created", notWant)
 			}
-			if diff := cmp.Diff([]int64{11}, schemaVersion(t, want)); diff != "" {
+			if diff := cmp.Diff([]int64{21}, schemaVersion(t, want)); diff != "" {
 				t.Errorf("schema_version of %s (-want +got):\n%s", want, diff)
 			}
 			if runtime.GOOS == "windows" {
@@ -125,17 +129,17 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state.db")
 	db := func(args ...string) []string { return append([]string{"-db", path}, args...) }
-	// A v4 file the migrations built lacks state_meta and the columns of
-	// v5…v9; the original adds them in declaration order.
-	fromV4 := []string{
-		"add column sessions.api_call_count",
-		"add column messages.reasoning",
-		"add column messages.reasoning_content",
-		"add column messages.reasoning_details",
-		"add column messages.codex_reasoning_items",
-		"add column messages.codex_message_items",
-	}
-	wouldUpgrade := upgraded(4, []string{"create table state_meta"}, v5Columns, fromV4, v11Step)
+	// A v4 file the migrations built lacks state_meta, the tables of v14…v21
+	// and the columns of v5…v9 and later; upstream adds them in declaration
+	// order.
+	wouldUpgrade := upgraded(4, newTables(true), newIndexes, gatewayColumns, v5Tokens, workspaceColumns, v5Billing,
+		[]string{"add column sessions.api_call_count"}, lateSessionColumns, effectColumn, []string{
+			"add column messages.reasoning",
+			"add column messages.reasoning_content",
+			"add column messages.reasoning_details",
+			"add column messages.codex_reasoning_items",
+			"add column messages.codex_message_items",
+		}, lateMessageColumns, lateIndexes, v11Step, dataSteps)
 	wouldUpgrade[0] = strings.Replace(wouldUpgrade[0], "upgraded   ", "would upgrade", 1)
 	dryRunUp := text(wouldUpgrade, "dry run: nothing was written; schema version 4")
 
@@ -160,8 +164,8 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 		{"DownTo0", db("down-to", "0"), text(steps(rolledBack, 2, 1), "schema version 0"), 0},
 		{"DownAt0", db("down"), text("nothing to roll back", "schema version 0 (no change)"), 0},
 		{"RedoAt0", db("redo"), text("nothing to roll back", "schema version 0 (no change)"), 0},
-		{"UpFrom0", db("up"), text(createdSchema, "schema version 11"), 11},
-		{"UpToReached", db("up-to", "5"), text("schema version 11 (no change)"), 11},
+		{"UpFrom0", db("up"), text(createdSchema, "schema version 21"), 21},
+		{"UpToReached", db("up-to", "5"), text("schema version 21 (no change)"), 21},
 	} {
 		dryRun := strings.Contains(strings.Join(s.args, " "), "-dry-run")
 		var before []schemaObject
@@ -199,15 +203,15 @@ func TestUsageErrors(t *testing.T) {
 		{"NoCommand", nil, "no command given"},
 		{"UnknownCommand", []string{"frob"}, `unknown command "frob"`},
 		{"UpToWithoutN", []string{"up-to"}, "up-to needs one version number"},
-		{"DownToTooHigh", []string{"down-to", "99"}, `down-to: version must be a number from 0 to 11, got "99"`},
-		{"UpToNotANumber", []string{"up-to", "four"}, `up-to: version must be a number from 1 to 11, got "four"`},
+		{"DownToTooHigh", []string{"down-to", "99"}, `down-to: version must be a number from 0 to 21, got "99"`},
+		{"UpToNotANumber", []string{"up-to", "four"}, `up-to: version must be a number from 1 to 21, got "four"`},
 		{"UpExtraArgument", []string{"up", "now"}, `up takes no arguments, got "now"`},
 		{"StatusDryRun", []string{"status", "-dry-run"}, "-dry-run applies to up, up-to, down and down-to, not status"},
 		{"RedoDryRun", []string{"redo", "-dry-run"}, "-dry-run applies to up, up-to, down and down-to, not redo"},
 		{"VersionDryRun", []string{"-dry-run", "version"}, "-dry-run applies to up, up-to, down and down-to, not version"},
-		// up-to accepts 1…11 only; 0 must be refused like any other bad
+		// up-to accepts 1…21 only; 0 must be refused like any other bad
 		// number, before the database is opened (and created).
-		{"UpToZero", []string{"up-to", "0"}, `up-to: version must be a number from 1 to 11, got "0"`},
+		{"UpToZero", []string{"up-to", "0"}, `up-to: version must be a number from 1 to 21, got "0"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -251,10 +255,10 @@ func TestUsageErrors(t *testing.T) {
 		if r.code != 0 {
 			t.Errorf("exit status %d, want 0", r.code)
 		}
-		if !strings.HasPrefix(r.stdout, "usage: migrate [-db PATH] [-dry-run] [-v] COMMAND [N]\n") || r.stderr != "" {
+		if !strings.HasPrefix(r.stdout, "usage: migrate [-db PATH] [-hermes-home DIR] [-dry-run] [-v] COMMAND [N]\n") || r.stderr != "" {
 			t.Errorf("help is not on stdout alone:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		}
-		for _, cmd := range []string{"up", "up-to N", "down", "down-to N", "redo", "status", "version", "-db", "-dry-run", "-version"} {
+		for _, cmd := range []string{"up", "up-to N", "down", "down-to N", "redo", "status", "version", "-db", "-hermes-home", "-dry-run", "-version"} {
 			if !strings.Contains(r.stdout, "  "+cmd) {
 				t.Errorf("help does not mention %q", cmd)
 			}
@@ -365,9 +369,9 @@ func TestFailures(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "state.db")
 		mustMigrate(t, "-db", path, "up")
-		// A v12 file, self-contained: rollback journal, no -wal or -shm.
+		// A v22 file, self-contained: rollback journal, no -wal or -shm.
 		db := openDB(t, path, "")
-		if _, err := db.Exec("UPDATE schema_version SET version = 12"); err != nil {
+		if _, err := db.Exec("UPDATE schema_version SET version = 22"); err != nil {
 			t.Fatal(err)
 		}
 		if mode := dbtest.Value[string](t, db, "PRAGMA journal_mode = DELETE"); mode != "delete" {
@@ -384,7 +388,7 @@ func TestFailures(t *testing.T) {
 		// up has nothing to do: exit 0 and one line, as goose does.
 		for _, args := range [][]string{{"up"}, {"up", "-dry-run"}} {
 			r := migrate(t, append([]string{"-db", path}, args...)...)
-			want := path + " is at schema version 12, newer than this build's 11: nothing was done\n"
+			want := path + " is at schema version 22, newer than this build's 21: nothing was done\n"
 			if r.code != 0 || r.stdout != want || r.stderr != "" {
 				t.Errorf("migrate %s: exit %d, stdout %q, stderr %q; want 0, %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
 			}
@@ -394,7 +398,7 @@ func TestFailures(t *testing.T) {
 		}
 		for _, args := range [][]string{{"down"}, {"up-to", "11"}, {"down-to", "3"}, {"redo"}} {
 			line := failureLine(t, migrate(t, append([]string{"-db", path}, args...)...), 1)
-			want := fmt.Sprintf("migrate: %s: %s: %v: the database is at schema version 12 and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
+			want := fmt.Sprintf("migrate: %s: %s: %v: the database is at schema version 22 and this build knows versions up to %d; it was written by a newer Hermes and is left untouched",
 				path, args[0], migrations.ErrNewerSchema, migrations.Latest)
 			if diff := cmp.Diff(want, line); diff != "" {
 				t.Errorf("migrate %s: message (-want +got):\n%s", strings.Join(args, " "), diff)
@@ -408,11 +412,11 @@ func TestFailures(t *testing.T) {
 		}
 
 		got := mustMigrate(t, "-db", path, "status")
-		if diff := cmp.Diff(statusText(11, "schema version 12: newer than this build (11), written by a later Hermes"), got); diff != "" {
+		if diff := cmp.Diff(statusText(21, "schema version 22: newer than this build (21), written by a later Hermes"), got); diff != "" {
 			t.Errorf("status output (-want +got):\n%s", diff)
 		}
-		if got := mustMigrate(t, "-db", path, "version"); got != "12\n" {
-			t.Errorf("version output = %q, want %q", got, "12\n")
+		if got := mustMigrate(t, "-db", path, "version"); got != "22\n" {
+			t.Errorf("version output = %q, want %q", got, "22\n")
 		}
 		// status and version only read: the DELETE-mode file is not switched
 		// to WAL.
@@ -469,7 +473,7 @@ func TestFailures(t *testing.T) {
 			{[]string{"down"}, 1, "", "migrate: no database at " + path + ": nothing to roll back\n"},
 			{[]string{"down-to", "0"}, 1, "", "migrate: no database at " + path + ": nothing to roll back\n"},
 			{[]string{"redo"}, 1, "", "migrate: no database at " + path + ": nothing to roll back\n"},
-			{[]string{"up", "-dry-run"}, 0, "dry run: " + path + " does not exist; up would create it at schema version 11\n", ""},
+			{[]string{"up", "-dry-run"}, 0, "dry run: " + path + " does not exist; up would create it at schema version 21\n", ""},
 			{[]string{"up-to", "3", "-dry-run"}, 0, "dry run: " + path + " does not exist; up-to would create it at schema version 3\n", ""},
 		} {
 			r := migrate(t, append([]string{"-db", path}, c.args...)...)
@@ -540,9 +544,9 @@ func TestLockedDatabase(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"up"}, text("schema version 11 (no change)")},
-			{[]string{"version"}, "11\n"},
-			{[]string{"status"}, statusText(11, "")},
+			{[]string{"up"}, text("schema version 21 (no change)")},
+			{[]string{"version"}, "21\n"},
+			{[]string{"status"}, statusText(21, "")},
 		} {
 			r := runBin(t, 10*time.Second, nil, migrateBin, append([]string{"-db", path}, s.args...)...)
 			if r.code != 0 || r.stderr != "" {
@@ -591,17 +595,19 @@ func TestLegacyFixtures(t *testing.T) {
 		fixture string
 		want    string
 	}{
-		{"state-v1.db", text(upgraded(1, []string{"create table state_meta"}, v5Columns, []string{
+		{"state-v1.db", text(upgraded(1, newTables(true), newIndexes, gatewayColumns, v5Tokens, workspaceColumns, v5Billing, []string{
 			"add column sessions.title",
 			"add column sessions.api_call_count",
+		}, lateSessionColumns, effectColumn, []string{
 			"add column messages.finish_reason",
 			"add column messages.reasoning",
 			"add column messages.reasoning_content",
 			"add column messages.reasoning_details",
 			"add column messages.codex_reasoning_items",
 			"add column messages.codex_message_items",
-		}, v11Step, []string{"create index idx_sessions_title_unique"}), "schema version 11")},
-		{"state-v9.db", text(upgraded(9, v11Step), "schema version 11")},
+		}, lateMessageColumns, lateIndexes, v11Step, dataSteps, []string{"create index idx_sessions_title_unique"}), "schema version 21")},
+		{"state-v9.db", text(upgraded(9, newTables(false), newIndexes, gatewayColumns, workspaceColumns, lateSessionColumns,
+			effectColumn, lateMessageColumns, lateIndexes, v11Step, dataSteps), "schema version 21")},
 	} {
 		t.Run(strings.ToUpper(tt.fixture[6:8])+"Fixture", func(t *testing.T) {
 			t.Parallel()
@@ -618,12 +624,12 @@ func TestLegacyFixtures(t *testing.T) {
 			if diff := cmp.Diff(tt.want, mustMigrate(t, "-db", path, "up")); diff != "" {
 				t.Errorf("up output (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(text("schema version 11 (no change)"), mustMigrate(t, "-db", path, "up")); diff != "" {
+			if diff := cmp.Diff(text("schema version 21 (no change)"), mustMigrate(t, "-db", path, "up")); diff != "" {
 				t.Errorf("second up output (-want +got):\n%s", diff)
 			}
 
 			db := openDB(t, path, "mode=ro")
-			if diff := cmp.Diff([]int64{11}, dbtest.Values[int64](t, db, "SELECT version FROM schema_version")); diff != "" {
+			if diff := cmp.Diff([]int64{21}, dbtest.Values[int64](t, db, "SELECT version FROM schema_version")); diff != "" {
 				t.Errorf("schema_version (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(wantSessions, dbtest.Values[string](t, db, "SELECT id FROM sessions ORDER BY id")); diff != "" {
@@ -663,7 +669,7 @@ func TestVersionFlag(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 		if len(lines) != 6 || !strings.HasPrefix(lines[0], "migrate ") || !strings.HasPrefix(lines[1], "module  github.com/hermesstate/hermesstate") ||
-			!strings.HasPrefix(lines[4], "sqlite  3.") || !strings.HasSuffix(lines[4], ", FTS5 yes, trigram yes") || lines[5] != "schema  version 11" {
+			!strings.HasPrefix(lines[4], "sqlite  3.") || !strings.HasSuffix(lines[4], ", FTS5 yes, trigram yes") || lines[5] != "schema  version 21" {
 			t.Errorf("migrate %s output:\n%s", flag, r.stdout)
 		}
 		if diff := cmp.Diff([]string{}, dbtest.DirNames(t, dir)); diff != "" {
@@ -672,40 +678,127 @@ func TestVersionFlag(t *testing.T) {
 	}
 }
 
-// TestUpstreamNewerFile runs every command on a copy of a file upstream
-// Hermes wrote at schema version 21: up says so and exits 0, every other
-// migration fails, status and version report 21, and the file stays byte
-// for byte the same with no -wal or -shm left beside it.
-func TestUpstreamNewerFile(t *testing.T) {
+// TestUpstreamFiles runs migrate on copies of files upstream Hermes wrote
+// (testdata/upstream): its v21 file is current (up changes nothing, not a
+// byte), its v16 file is migrated with the gateway metadata of the
+// sessions.json in -hermes-home or $HERMES_HOME, and the v21 file stamped 22
+// is a newer Hermes's.
+func TestUpstreamFiles(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v21.db"), filepath.Join(dir, "state.db"))
-	before := dbtest.FileHash(t, path)
-	newer := fmt.Sprintf("%v: the database is at schema version 21 and this build knows versions up to 11; it was written by a newer Hermes and is left untouched", migrations.ErrNewerSchema)
-	for _, c := range []struct {
-		args       []string
-		code       int
-		out, errln string
-	}{
-		{[]string{"up"}, 0, path + " is at schema version 21, newer than this build's 11: nothing was done\n", ""},
-		{[]string{"up-to", "5"}, 1, "", "migrate: " + path + ": up-to: " + newer + "\n"},
-		{[]string{"down"}, 1, "", "migrate: " + path + ": down: " + newer + "\n"},
-		{[]string{"down-to", "0"}, 1, "", "migrate: " + path + ": down-to: " + newer + "\n"},
-		{[]string{"redo"}, 1, "", "migrate: " + path + ": redo: " + newer + "\n"},
-		{[]string{"version"}, 0, "21\n", ""},
-		{[]string{"status"}, 0, statusText(11, "schema version 21: newer than this build (11), written by a later Hermes"), ""},
-	} {
-		r := migrate(t, append([]string{"-db", path}, c.args...)...)
-		if r.code != c.code || r.stdout != c.out || r.stderr != c.errln {
-			t.Errorf("migrate %s: exit %d\nstdout %q\nstderr %q\nwant %d\nstdout %q\nstderr %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.out, c.errln)
+
+	t.Run("V21", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v21.db"), filepath.Join(dir, "state.db"))
+		before := dbtest.FileHash(t, path)
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"up"}, text("schema version 21 (no change)")},
+			{[]string{"version"}, "21\n"},
+			{[]string{"status"}, statusText(21, "")},
+		} {
+			if diff := cmp.Diff(c.want, mustMigrate(t, append([]string{"-db", path}, c.args...)...)); diff != "" {
+				t.Errorf("migrate %s: output (-want +got):\n%s", strings.Join(c.args, " "), diff)
+			}
+			if dbtest.FileHash(t, path) != before {
+				t.Fatalf("migrate %s changed the file", strings.Join(c.args, " "))
+			}
+			if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
+				t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(c.args, " "), diff)
+			}
 		}
-		if dbtest.FileHash(t, path) != before {
-			t.Fatalf("migrate %s changed the file", strings.Join(c.args, " "))
+	})
+
+	t.Run("V16", func(t *testing.T) {
+		t.Parallel()
+		home := dbtest.Testdata("upstream", "hermes-home")
+		upFromV16 := text(upgraded(16, []string{
+			"create table session_model_usage",
+			"create table gateway_routing",
+			"create table async_delegations",
+			"create index idx_session_model_usage_session",
+			"create index idx_session_model_usage_model",
+			"create index idx_async_delegations_delivery",
+		}, gatewayColumns, []string{
+			"add column sessions.git_branch",
+			"add column sessions.git_repo_root",
+			"add column sessions.compression_failure_cooldown_until",
+			"add column sessions.compression_failure_error",
+			"add column sessions.compression_fallback_streak",
+			"add column messages.effect_disposition",
+			"add column messages.compacted",
+			"create the deferred indexes",
+			"v18: copy gateway metadata from sessions.json into 1 session",
+			"v20: seed per-model usage",
+			"set schema version 21",
+		}), "schema version 21")
+		for _, c := range []struct {
+			name string
+			env  []string
+			args []string
+		}{
+			{"Flag", []string{"HERMES_HOME=" + t.TempDir()}, []string{"-hermes-home", home}},
+			{"Environment", []string{"HERMES_HOME=" + home}, nil},
+		} {
+			path := dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v16.db"), filepath.Join(t.TempDir(), "state.db"))
+			r := runBin(t, 30*time.Second, envWithout([]string{"HERMES_HOME"}, c.env...), migrateBin, append(c.args, "-db", path, "up")...)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("%s: migrate up: exit %d\nstderr:\n%s", c.name, r.code, r.stderr)
+			}
+			if diff := cmp.Diff(upFromV16, normalize(r.stdout)); diff != "" {
+				t.Errorf("%s: migrate up output (-want +got):\n%s", c.name, diff)
+			}
+			got := dbtest.Rows(t, openDB(t, path, "mode=ro"), "SELECT session_key, chat_id, chat_type, thread_id, display_name, origin_json, expiry_finalized FROM sessions WHERE id = 'fx16-old'")
+			want := [][]any{{"agent:main:telegram:dm:5", "5", "dm", nil, "User Five", `{"platform": "telegram", "chat_id": "5", "thread_id": null}`, int64(1)}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: fx16-old (-want +got):\n%s", c.name, diff)
+			}
 		}
-		if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
-			t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(c.args, " "), diff)
+	})
+
+	t.Run("Newer", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v21.db"), filepath.Join(dir, "state.db"))
+		// Stamped 22 through a rollback-journal connection: the file stays
+		// self-contained.
+		db := openDB(t, path, "")
+		if mode := dbtest.Value[string](t, db, "PRAGMA journal_mode = DELETE"); mode != "delete" {
+			t.Fatalf("journal_mode = %q after switching to DELETE", mode)
 		}
-	}
+		dbtest.Exec(t, db, "UPDATE schema_version SET version = 22")
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		before := dbtest.FileHash(t, path)
+		newer := fmt.Sprintf("%v: the database is at schema version 22 and this build knows versions up to 21; it was written by a newer Hermes and is left untouched", migrations.ErrNewerSchema)
+		for _, c := range []struct {
+			args       []string
+			code       int
+			out, errln string
+		}{
+			{[]string{"up"}, 0, path + " is at schema version 22, newer than this build's 21: nothing was done\n", ""},
+			{[]string{"up-to", "5"}, 1, "", "migrate: " + path + ": up-to: " + newer + "\n"},
+			{[]string{"down"}, 1, "", "migrate: " + path + ": down: " + newer + "\n"},
+			{[]string{"down-to", "0"}, 1, "", "migrate: " + path + ": down-to: " + newer + "\n"},
+			{[]string{"redo"}, 1, "", "migrate: " + path + ": redo: " + newer + "\n"},
+			{[]string{"version"}, 0, "22\n", ""},
+			{[]string{"status"}, 0, statusText(21, "schema version 22: newer than this build (21), written by a later Hermes"), ""},
+		} {
+			r := migrate(t, append([]string{"-db", path}, c.args...)...)
+			if r.code != c.code || r.stdout != c.out || r.stderr != c.errln {
+				t.Errorf("migrate %s: exit %d\nstdout %q\nstderr %q\nwant %d\nstdout %q\nstderr %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.out, c.errln)
+			}
+			if dbtest.FileHash(t, path) != before {
+				t.Fatalf("migrate %s changed the file", strings.Join(c.args, " "))
+			}
+			if diff := cmp.Diff([]string{"state.db"}, dbtest.DirNames(t, dir)); diff != "" {
+				t.Fatalf("migrate %s: files in the directory (-want +got):\n%s", strings.Join(c.args, " "), diff)
+			}
+		}
+	})
 }
 
 // TestDoesNotLinkTheStore: the migrate binary links the migrations and the

@@ -66,11 +66,11 @@ func TestConcurrentFirstOpen(t *testing.T) {
 				last := lines[len(lines)-1]
 				switch modes[i] {
 				case "open":
-					if r.stdout != "schema version 11\n" {
-						t.Errorf("process %d (open): stdout %q, want %q", i, r.stdout, "schema version 11\n")
+					if r.stdout != "schema version 21\n" {
+						t.Errorf("process %d (open): stdout %q, want %q", i, r.stdout, "schema version 21\n")
 					}
 				case "migrate":
-					if last != "schema version 11" && last != "schema version 11 (no change)" {
+					if last != "schema version 21" && last != "schema version 21 (no change)" {
 						t.Errorf("process %d (migrate up): last line %q", i, last)
 					}
 					for _, l := range lines[:len(lines)-1] {

@@ -1,13 +1,13 @@
 // Command migrate creates or upgrades the Hermes state database and moves it
 // between schema versions.
 //
-//	migrate [-db PATH] [-dry-run] [-v] COMMAND [N]
+//	migrate [-db PATH] [-hermes-home DIR] [-dry-run] [-v] COMMAND [N]
 //
 // Commands:
 //
-//	up          bring the file to version 11 exactly as the original does
-//	            (a missing file is created with the original's v11 schema;
-//	            an older one gets what the original makes of it); on a
+//	up          bring the file to version 21 exactly as upstream Hermes
+//	            (c2a3b9ce5) does (a missing file is created with its v21
+//	            schema; an older one gets what upstream makes of it); on a
 //	            current file, add whatever it lacks (the reconcile)
 //	up-to N     apply the goose migrations one by one up to version N
 //	down        roll back the latest migration
@@ -26,10 +26,17 @@
 // (up, up-to, down, down-to) runs the migrations in a transaction that is
 // rolled back: the output says what would change, the file does not.
 //
-// A database written by a newer Hermes (schema version above 11) is never
+// A file migrated from below version 18 gets its gateway sessions' metadata
+// from DIR/sessions/sessions.json, as upstream does on its first open: DIR
+// is -hermes-home, else $HERMES_HOME, else ~/.hermes, wherever the database
+// is (upstream reads its HERMES_HOME, not the database's directory). Without
+// that file nothing is copied.
+//
+// A database written by a newer Hermes (schema version above 21) is never
 // written, nor are -wal/-shm files left beside it: up prints one line saying
 // so and exits 0 (a rolled-back deploy does not fail), up-to, down, down-to
-// and redo fail, status and version report it.
+// and redo fail, status and version report it. (Upstream opens such a file
+// and writes to it; this build refuses it, on purpose.)
 //
 // It links the migrations and internal/sqlite, never the store's API or its
 // generated queries (a test checks), and holds no SQL of its own.

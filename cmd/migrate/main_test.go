@@ -67,6 +67,12 @@ func runTests(m *testing.M) int {
 	if runtime.GOOS == "windows" {
 		exe = ".exe"
 	}
+	// Every run sees an empty HERMES_HOME unless its test sets one: the v18
+	// step must never read the sessions.json of the user running the tests.
+	if err := os.Setenv("HERMES_HOME", filepath.Join(dir, "hermes-home")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	migrateBin = filepath.Join(dir, "migrate"+exe)
 	migrateNoFTSBin = filepath.Join(dir, "migrate-nofts5"+exe)
 	builds := [][]string{
@@ -248,40 +254,124 @@ const (
 )
 
 // createdSchema is the line of an up that gave a file without a schema the
-// v11 one.
-const createdSchema = "created      schema version 11  (…)"
+// v21 one.
+const createdSchema = "created      schema version 21  (…)"
 
 // createdFile is the line of an up that created the file at path.
 func createdFile(path string) string { return "created new database " + path }
 
-// v11Step is what the way to 11 changes on any file below it, after its
-// columns: both FTS indexes rebuilt, then the version.
+// The changes of the way to 21 (migrations/upgrade.go), in the order
+// upstream's _init_schema makes them, as parts a file below 11 needs.
+
+// newTables are the tables of SCHEMA_SQL a file below 14 lacks, in
+// declaration order; a file below 8 also lacks state_meta, the second.
+func newTables(stateMeta bool) []string {
+	out := []string{"create table session_model_usage"}
+	if stateMeta {
+		out = append(out, "create table state_meta")
+	}
+	return append(out, "create table gateway_routing", "create table compression_locks", "create table async_delegations")
+}
+
+// newIndexes are SCHEMA_SQL's indexes on those tables (and v15's on
+// sessions), in declaration order.
+var newIndexes = []string{
+	"create index idx_sessions_source_id",
+	"create index idx_compression_locks_expires",
+	"create index idx_session_model_usage_session",
+	"create index idx_session_model_usage_model",
+	"create index idx_async_delegations_delivery",
+}
+
+// gatewayColumns are v17's and v18's session columns, declared right after
+// user_id.
+var gatewayColumns = []string{
+	"add column sessions.session_key",
+	"add column sessions.chat_id",
+	"add column sessions.chat_type",
+	"add column sessions.thread_id",
+	"add column sessions.display_name",
+	"add column sessions.origin_json",
+	"add column sessions.expiry_finalized",
+}
+
+// workspaceColumns are declared after reasoning_tokens.
+var workspaceColumns = []string{
+	"add column sessions.cwd",
+	"add column sessions.git_branch",
+	"add column sessions.git_repo_root",
+}
+
+// lateSessionColumns are declared after api_call_count, the last of v11.
+var lateSessionColumns = []string{
+	"add column sessions.handoff_state",
+	"add column sessions.handoff_platform",
+	"add column sessions.handoff_error",
+	"add column sessions.compression_failure_cooldown_until",
+	"add column sessions.compression_failure_error",
+	"add column sessions.compression_fallback_streak",
+	"add column sessions.rewind_count",
+	"add column sessions.archived",
+}
+
+// effectColumn is declared after tool_name, before every column a v1 file
+// lacks.
+var effectColumn = []string{"add column messages.effect_disposition"}
+
+// lateMessageColumns are declared after codex_message_items, the last of v11.
+var lateMessageColumns = []string{
+	"add column messages.platform_message_id",
+	"add column messages.observed",
+	"add column messages.active",
+	"add column messages.compacted",
+}
+
+// lateIndexes are the platform index and DEFERRED_INDEX_SQL, after the
+// columns.
+var lateIndexes = []string{
+	"create index idx_messages_platform_msg_id",
+	"create the deferred indexes",
+}
+
+// v11Step is what a file below 11 gets after its indexes: both FTS indexes
+// rebuilt.
 var v11Step = []string{
 	"rebuild full-text index messages_fts",
 	"rebuild full-text index messages_fts_trigram",
-	"set schema version 11",
+}
+
+// dataSteps are the v16 and v20 data steps (no sessions.json: no v18 copy)
+// and the version.
+var dataSteps = []string{
+	"v16: tag delegate sessions",
+	"v20: seed per-model usage",
+	"set schema version 21",
 }
 
 // v5Columns are the billing columns v5 added to sessions, as the upgrade
-// adds them.
-var v5Columns = []string{
-	"add column sessions.cache_read_tokens",
-	"add column sessions.cache_write_tokens",
-	"add column sessions.reasoning_tokens",
-	"add column sessions.billing_provider",
-	"add column sessions.billing_base_url",
-	"add column sessions.billing_mode",
-	"add column sessions.estimated_cost_usd",
-	"add column sessions.actual_cost_usd",
-	"add column sessions.cost_status",
-	"add column sessions.cost_source",
-	"add column sessions.pricing_version",
-}
+// adds them: the token columns before cwd, the rest after git_repo_root.
+var (
+	v5Tokens = []string{
+		"add column sessions.cache_read_tokens",
+		"add column sessions.cache_write_tokens",
+		"add column sessions.reasoning_tokens",
+	}
+	v5Billing = []string{
+		"add column sessions.billing_provider",
+		"add column sessions.billing_base_url",
+		"add column sessions.billing_mode",
+		"add column sessions.estimated_cost_usd",
+		"add column sessions.actual_cost_usd",
+		"add column sessions.cost_status",
+		"add column sessions.cost_source",
+		"add column sessions.pricing_version",
+	}
+)
 
 // upgraded returns the lines of an up from version from: the summary, then
 // each change.
 func upgraded(from int, changes ...[]string) []string {
-	out := []string{fmt.Sprintf("upgraded     schema version %d to 11  (…)", from)}
+	out := []string{fmt.Sprintf("upgraded     schema version %d to 21  (…)", from)}
 	for _, part := range changes {
 		for _, c := range part {
 			out = append(out, "             "+c)
@@ -426,16 +516,34 @@ func objectNames(objs []schemaObject) []string {
 	return out
 }
 
-// freshObjects is sqlite_master of a fresh v11 database, reference spec
-// §2.5, as "type name" ordered by type and name.
+// freshObjects is sqlite_master of a fresh v21 database, upstream-v21.md
+// §1.1, as "type name" ordered by type and name.
 var freshObjects = []string{
+	"index idx_async_delegations_delivery",
+	"index idx_compression_locks_expires",
+	"index idx_messages_active_null",
+	"index idx_messages_platform_msg_id",
 	"index idx_messages_session",
+	"index idx_messages_session_active",
+	"index idx_session_model_usage_model",
+	"index idx_session_model_usage_session",
+	"index idx_sessions_gateway_peer",
+	"index idx_sessions_handoff_state",
 	"index idx_sessions_parent",
+	"index idx_sessions_session_key",
 	"index idx_sessions_source",
+	"index idx_sessions_source_id",
 	"index idx_sessions_started",
 	"index idx_sessions_title_unique",
+	"index sqlite_autoindex_async_delegations_1",
+	"index sqlite_autoindex_compression_locks_1",
+	"index sqlite_autoindex_gateway_routing_1",
+	"index sqlite_autoindex_session_model_usage_1",
 	"index sqlite_autoindex_sessions_1",
 	"index sqlite_autoindex_state_meta_1",
+	"table async_delegations",
+	"table compression_locks",
+	"table gateway_routing",
 	"table messages",
 	"table messages_fts",
 	"table messages_fts_config",
@@ -450,6 +558,7 @@ var freshObjects = []string{
 	"table messages_fts_trigram_docsize",
 	"table messages_fts_trigram_idx",
 	"table schema_version",
+	"table session_model_usage",
 	"table sessions",
 	"table sqlite_sequence",
 	"table state_meta",

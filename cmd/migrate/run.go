@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -24,11 +25,14 @@ import (
 type options struct {
 	path     string
 	explicit bool // -db was given: its directory must exist
-	dryRun   bool
-	verbose  bool
-	version  bool
-	command  string
-	target   int64 // for up-to and down-to
+	// hermesHome is where the v18 step looks for sessions/sessions.json:
+	// -hermes-home, else upstream's HERMES_HOME (homeDir).
+	hermesHome string
+	dryRun     bool
+	verbose    bool
+	version    bool
+	command    string
+	target     int64 // for up-to and down-to
 }
 
 // commands maps each command to whether it takes a version argument and
@@ -43,13 +47,13 @@ var commands = map[string]struct{ takesN, dryRun bool }{
 	"version": {false, false},
 }
 
-const helpText = `usage: migrate [-db PATH] [-dry-run] [-v] COMMAND [N]
+const helpText = `usage: migrate [-db PATH] [-hermes-home DIR] [-dry-run] [-v] COMMAND [N]
 
 Creates or upgrades the Hermes state database (schema version %d).
 
 Commands:
-  up          bring the file to version %d as the original does, creating it
-              if missing; on a current file, add what it lacks
+  up          bring the file to version %d as upstream Hermes does, creating
+              it if missing; on a current file, add what it lacks
   up-to N     apply the migrations up to version N, one by one
   down        roll back the latest migration
   down-to N   roll back every migration above version N (0: all)
@@ -59,6 +63,11 @@ Commands:
 
 Without -db the file is $HERMES_HOME/state.db, else ~/.hermes/state.db (its
 directories are created); a -db path must be in a directory that exists.
+
+A file below version 18 gets the gateway metadata of its sessions from
+HOME/sessions/sessions.json, as upstream Hermes does on its first open
+(HOME: -hermes-home, else $HERMES_HOME, else ~/.hermes, wherever the file
+is); without that file nothing is copied.
 
 Flags (before or after the command):
 `
@@ -72,6 +81,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.StringVar(&o.path, "db", "", "database `path` (default $HERMES_HOME/state.db, else ~/.hermes/state.db)")
+	fs.StringVar(&o.hermesHome, "hermes-home", "", "`directory` whose sessions/sessions.json the v18 step reads (default $HERMES_HOME, else ~/.hermes)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "run up/down in a transaction that is rolled back")
 	fs.BoolVar(&o.verbose, "v", false, "log each statement and step to standard error")
 	fs.BoolVar(&o.version, "version", false, "print the build's version, SQLite and schema version, and exit")
@@ -171,7 +181,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("open %s: %w", o.path, err) // internal/sqlite names no path
 	}
 	defer w.Close()
-	m, err := migrations.New(w, &migrations.Options{DryRun: o.dryRun, Logger: logger})
+	m, err := migrations.New(w, &migrations.Options{DryRun: o.dryRun, Logger: logger, HermesHome: homeDir(o.hermesHome)})
 	if err != nil {
 		return err
 	}
@@ -179,6 +189,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", o.path, err)
 	}
 	return w.Close()
+}
+
+// homeDir returns the directory the v18 step reads sessions/sessions.json
+// from: flagValue when given, else upstream's get_hermes_home(),
+// $HERMES_HOME or ~/.hermes (the directory of the default database path), or
+// "" when neither is known (the step then copies nothing).
+func homeDir(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	def, err := dbpath.Default()
+	if err != nil {
+		return ""
+	}
+	return filepath.Dir(def)
 }
 
 // refuseNewer answers a command on a file a newer Hermes wrote, which this

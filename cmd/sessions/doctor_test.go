@@ -38,7 +38,7 @@ func damage(t *testing.T, path string, stmts ...string) {
 func TestDoctor(t *testing.T) {
 	t.Parallel()
 	healthy := text(
-		"schema version        11",
+		"schema version        21",
 		sqliteLine(),
 		"integrity_check       ok",
 		"messages_fts          ok",
@@ -57,7 +57,7 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("sessions doctor (-want +got):\n%s", diff)
 		}
 		v, _, _ := sqlite3.Version()
-		want := obj{"schema_version": 11.0, "sqlite_version": v, "fts5": true, "trigram": true, "integrity": []any{"ok"},
+		want := obj{"schema_version": 21.0, "sqlite_version": v, "fts5": true, "trigram": true, "integrity": []any{"ok"},
 			"fts":      []any{obj{"table": "messages_fts", "problem": ""}, obj{"table": "messages_fts_trigram", "problem": ""}},
 			"counters": []any{}, "orphan_messages": 0.0, "bad_values": []any{}, "bad_values_truncated": false,
 			"wal_bytes": 0.0, "ok": true, "problems": []any{}, "rebuilt_fts": false,
@@ -75,7 +75,7 @@ func TestDoctor(t *testing.T) {
 		damage(t, path, "DELETE FROM messages_fts WHERE rowid IN (1, 2)")
 		r := runSessions(t, nil, "-db", path, "doctor")
 		want := result{code: 1, stdout: text(
-			"schema version        11",
+			"schema version        21",
 			sqliteLine(),
 			"integrity_check       ok",
 			"messages_fts          2 messages missing from the index",
@@ -135,7 +135,7 @@ func TestDoctor(t *testing.T) {
 			"UPDATE messages SET timestamp = 'yesterday' WHERE id = 1")
 		r := runSessions(t, nil, "-db", path, "doctor")
 		want := result{code: 1, stdout: text(
-			"schema version        11",
+			"schema version        21",
 			sqliteLine(),
 			"integrity_check       ok",
 			"messages_fts          ok",
@@ -166,7 +166,7 @@ func TestDoctor(t *testing.T) {
 		damage(t, path, "DELETE FROM messages_fts")
 		r := runSessions(t, nil, "-db", path, "doctor")
 		want := result{code: 1, stdout: text(
-			"schema version        11",
+			"schema version        21",
 			sqliteLine(),
 			"integrity_check       ok",
 			"messages_fts          empty: 10 messages missing from the index",
@@ -192,7 +192,7 @@ func TestDoctor(t *testing.T) {
 		path := dbtest.CopyFixture(t, "state-v9.db")
 		before := dbtest.FileHash(t, path)
 		failure(t, 1, []string{"sessions: store: open " + path + ": database schema is older than this build: the file is at schema version 9, " +
-			"this build reads 11; upgrade it first: migrate -db " + path + " up"}, "-db", path, "doctor")
+			"this build reads 21; upgrade it first: migrate -db " + path + " up"}, "-db", path, "doctor")
 		if dbtest.FileHash(t, path) != before {
 			t.Error("doctor changed the file")
 		}

@@ -20,12 +20,18 @@ func copyTo(t *testing.T, name string) string {
 }
 
 // TestNewerSchemaFile runs the commands on a copy of a file upstream Hermes
-// wrote at schema version 21: the reading commands read it (exact output),
-// the writing commands refuse with store.ErrNewerSchema's line, exit 1, and
-// the file stays byte for byte the same.
+// wrote at schema version 21, restamped 22 as a newer Hermes would leave
+// it: the reading commands read it (exact output), the writing commands
+// refuse with store.ErrNewerSchema's line, exit 1, and the file stays byte
+// for byte the same.
 func TestNewerSchemaFile(t *testing.T) {
 	t.Parallel()
 	path := copyTo(t, "upstream/state-v21.db")
+	restamp := dbtest.Plain(t, path)
+	dbtest.Exec(t, restamp, "UPDATE schema_version SET version = 22")
+	if err := restamp.Close(); err != nil {
+		t.Fatal(err)
+	}
 	before := dbtest.FileHash(t, path)
 	for _, c := range []struct {
 		args []string
@@ -71,8 +77,8 @@ func TestNewerSchemaFile(t *testing.T) {
 		t.Errorf("sessions export fx21-gw: exit %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
 	}
 
-	refused := "sessions: store: open " + path + ": database schema is newer than this build: the file is at schema version 21, " +
-		"this build's latest is 11 (a newer Hermes wrote it); nothing was changed. " +
+	refused := "sessions: store: open " + path + ": database schema is newer than this build: the file is at schema version 22, " +
+		"this build's latest is 21 (a newer Hermes wrote it); nothing was changed. " +
 		"Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)"
 	dir := filepath.Dir(path)
 	files := dbtest.DirNames(t, dir)
@@ -98,18 +104,19 @@ func TestNewerSchemaFile(t *testing.T) {
 }
 
 // TestOlderSchemaFile: a reading command (doctor included) on a file below
-// version 11 prints one line naming its version and the command that
+// version 21 (upstream's own v16 file among them) prints one line naming its version and the command that
 // upgrades it, exit 1, and leaves the file as it was.
 func TestOlderSchemaFile(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ fixture, version string }{
 		{"state-v9.db", "9"},
 		{"history/state-v6.db", "6"},
+		{"upstream/state-v16.db", "16"},
 	} {
 		path := copyTo(t, c.fixture)
 		before := dbtest.FileHash(t, path)
 		want := "sessions: store: open " + path + ": database schema is older than this build: the file is at schema version " + c.version +
-			", this build reads 11; upgrade it first: migrate -db " + path + " up"
+			", this build reads 21; upgrade it first: migrate -db " + path + " up"
 		for _, args := range [][]string{{"list"}, {"show", "root"}, {"search", "docker"}, {"lineage", "root"}, {"export"}, {"stats"}, {"doctor"}, {"prune", "--older-than", "1h", "--dry-run"}} {
 			failure(t, 1, []string{want}, append([]string{"-db", path}, args...)...)
 		}

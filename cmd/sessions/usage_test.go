@@ -188,7 +188,7 @@ func TestVersion(t *testing.T) {
 	v, _, _ := sqlite3.Version()
 	if r.code != 0 || r.stderr != "" || len(got) != 6 || !strings.HasPrefix(got[0], "sessions ") ||
 		!strings.HasPrefix(got[1], "module  github.com/hermesstate/hermesstate ") || !strings.HasPrefix(got[2], "commit  ") ||
-		got[4] != "sqlite  "+v+", FTS5 yes, trigram yes" || got[5] != "schema  version 11" {
+		got[4] != "sqlite  "+v+", FTS5 yes, trigram yes" || got[5] != "schema  version 21" {
 		t.Errorf("sessions --version: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, args := range [][]string{{"version"}, {"-db", "/nonexistent/state.db", "--version", "list"}} {

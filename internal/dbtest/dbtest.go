@@ -34,6 +34,16 @@ var MigrationNames = []string{
 	"00009_messages_codex_message_items.sql",
 	"00010_messages_fts_trigram.sql",
 	"00011_fts_inline_tool_fields.sql",
+	"00012_messages_platform_message_id.sql",
+	"00013_messages_observed.sql",
+	"00014_compression_locks.sql",
+	"00015_sessions_source_id_index.sql",
+	"00016_delegate_sessions.go",
+	"00017_sessions_gateway_peer.sql",
+	"00018_sessions_gateway_metadata.go",
+	"00019_gateway_routing.sql",
+	"00020_session_model_usage.go",
+	"00021_async_delegations.sql",
 }
 
 // Queryer is *sql.DB, *sql.Conn or *sql.Tx.
