@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
@@ -173,7 +174,7 @@ func TestReadsRunBesideTheWriter(t *testing.T) {
 	<-inTx
 	readCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	n, err := s.q.SessionCount(readCtx, s.r)
+	n, err := s.q.SessionCountFiltered(readCtx, s.r, db.SessionCountFilteredParams{IncludeArchived: 1})
 	close(release)
 	if err != nil || n != 1 {
 		t.Errorf("SessionCount during the write = %d, %v; want 1 (the committed state), no wait", n, err)
