@@ -89,6 +89,9 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir st
 func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessionsDir string) (_ int, err error) {
 	defer wrap(&err, "delete sessions")
 	ids = slices.DeleteFunc(unique(ids), func(id string) bool { return id == "" })
+	if len(ids) == 0 {
+		return 0, nil // upstream's early return: no write at all
+	}
 	var deleted []string
 	var n int
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {

@@ -241,7 +241,26 @@ func TestEveryMethodAfterClose(t *testing.T) {
 		call func() error
 		op   string
 	}{
-		"Ancestors":             {func() error { _, err := s.Ancestors(ctx, "a"); return err }, `ancestors of "a"`},
+		"Ancestors":                           {func() error { _, err := s.Ancestors(ctx, "a"); return err }, `ancestors of "a"`},
+		"ArchiveSessions":                     {func() error { _, err := s.ArchiveSessions(ctx, PruneOptions{}); return err }, "archive sessions"},
+		"BackfillRepoRoots":                   {func() error { _, err := s.BackfillRepoRoots(ctx, map[string]string{"/w": "/r"}); return err }, "backfill repo roots"},
+		"CountEmptySessions":                  {func() error { _, err := s.CountEmptySessions(ctx); return err }, "count empty sessions"},
+		"CountSessions":                       {func() error { _, err := s.CountSessions(ctx, CountOptions{}); return err }, "count sessions"},
+		"DeleteEmptySessions":                 {func() error { _, err := s.DeleteEmptySessions(ctx, ""); return err }, "delete empty sessions"},
+		"DeleteExistingSessions":              {func() error { _, err := s.DeleteExistingSessions(ctx, []string{"a"}, ""); return err }, "delete sessions"},
+		"DeleteSessionIfEmpty":                {func() error { _, err := s.DeleteSessionIfEmpty(ctx, "a", ""); return err }, `delete session if empty "a"`},
+		"DistinctSessionCwds":                 {func() error { _, err := s.DistinctSessionCwds(ctx, false); return err }, "distinct session cwds"},
+		"FinalizeOrphanedCompressionSessions": {func() error { _, err := s.FinalizeOrphanedCompressionSessions(ctx); return err }, "finalize orphaned compression sessions"},
+		"ModelUsage":                          {func() error { _, err := s.ModelUsage(ctx, "a"); return err }, `model usage of "a"`},
+		"PruneEmptyGhostSessions":             {func() error { _, err := s.PruneEmptyGhostSessions(ctx, ""); return err }, "prune empty ghost sessions"},
+		"SetSessionArchived":                  {func() error { _, err := s.SetSessionArchived(ctx, "a", true); return err }, `set archived of "a"`},
+		"UpdateSessionBillingRoute":           {func() error { return s.UpdateSessionBillingRoute(ctx, "a", BillingRoute{Provider: "p"}) }, `update billing route of "a"`},
+		"UpdateSessionCwd":                    {func() error { return s.UpdateSessionCwd(ctx, "a", Workspace{Cwd: "/w"}) }, `update cwd of "a"`},
+		"UpdateSessionMeta":                   {func() error { return s.UpdateSessionMeta(ctx, "a", nil, "m") }, `update meta of "a"`},
+		"UpdateSessionModel":                  {func() error { return s.UpdateSessionModel(ctx, "a", "m") }, `update model of "a"`},
+		"UpsertSession":                       {func() error { _, err := s.UpsertSession(ctx, NewSession{ID: "b", Source: "cli"}); return err }, `upsert session "b"`},
+		"UsageByModel":                        {func() error { _, err := s.UsageByModel(ctx, UsageOptions{}); return err }, "usage by model"},
+
 		"AppendMessage":         {func() error { _, err := s.AppendMessage(ctx, "a", NewMessage{Role: "user"}); return err }, `append message to "a"`},
 		"AutoMaintain":          {func() error { return s.AutoMaintain(ctx, AutoMaintainOptions{}).Err }, "auto maintain"},
 		"Backup":                {func() error { return s.Backup(ctx, backup, BackupOptions{}) }, "backup"},
