@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -80,10 +79,6 @@ type PruneOptions struct {
 	// changes nothing (no write lock is taken).
 	DryRun bool
 }
-
-// ErrInvalidFilter is returned for a prune or count filter SQLite cannot
-// run: a LIKE pattern past its limit of 50,000 bytes.
-var ErrInvalidFilter = errors.New("invalid filter")
 
 // errLikeTooLong is ErrInvalidFilter for a pattern of field.
 func errLikeTooLong(field string) error {

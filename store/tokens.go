@@ -2,19 +2,12 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
-
-// ErrInvalidCost is returned by UpdateTokenCounts for a NaN cost. SQLite
-// stores NaN as NULL, which the per-model usage table refuses (upstream's
-// call fails there with an IntegrityError); the store refuses it first,
-// in both modes, and writes nothing.
-var ErrInvalidCost = errors.New("cost is NaN")
 
 // TokenUpdate is one update_token_counts call: the usage and billing of one
 // or more API calls. Zero token counts and empty strings mean "not given";
