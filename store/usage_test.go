@@ -203,3 +203,34 @@ func TestUsageByModel(t *testing.T) {
 		t.Errorf("UsageByModel(since gateway, telegram) (-want +got):\n%s", diff)
 	}
 }
+
+// TestUpstreamFixtureReads: on the file c2a3b9ce5 wrote (state-v21.db) the
+// usage rows, prune candidates, empty sessions and cwds read as upstream
+// reads them (its answers printed by running it on a copy).
+func TestUpstreamFixtureReads(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openAt(t, dbtest.CopyFile(t, dbtest.Testdata("upstream", "state-v21.db"), filepath.Join(t.TempDir(), "state.db")), &Options{ReadOnly: true})
+	ts := func(f float64) *Timestamp { return new(Timestamp(f)) }
+	want := []ModelUsage{
+		{SessionID: "fx21-model-switch", Model: "alpha-1", BillingProvider: "prov-a", BillingBaseURL: "https://a.example/v1", BillingMode: "metered",
+			APICallCount: 1, InputTokens: 120, OutputTokens: 40, EstimatedCostUSD: 0.0012, CostStatus: new("estimated"), CostSource: new("table"),
+			FirstSeen: ts(1796283998.4164324), LastSeen: ts(1796283998.4164324)},
+		{SessionID: "fx21-model-switch", Model: "beta-2", BillingProvider: "prov-b", BillingBaseURL: "https://b.example/v1", BillingMode: "metered",
+			APICallCount: 2, InputTokens: 210, OutputTokens: 95, CacheReadTokens: 50, ReasoningTokens: 7, EstimatedCostUSD: 0.003, ActualCostUSD: 0.0025,
+			FirstSeen: ts(1796283998.4337592), LastSeen: ts(1796283998.4410725)},
+	}
+	if diff := cmp.Diff(want, mustUsage(t, s, "fx21-model-switch")); diff != "" {
+		t.Errorf("ModelUsage (-c2a3b9ce5 +ours):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"fx21-arch-root", "fx21-parent"}, candidates(t, s, PruneOptions{AnyAge: true})); diff != "" {
+		t.Errorf("PruneCandidates (-c2a3b9ce5 +ours):\n%s", diff)
+	}
+	if n, err := s.CountEmptySessions(ctx); err != nil || n != 0 {
+		t.Errorf("CountEmptySessions = %d, %v; want 0", n, err)
+	}
+	cwds, err := s.DistinctSessionCwds(ctx, true)
+	if err != nil || !cmp.Equal(cwds, []SessionCwd{{"/projects/demo", 1, 1796283998.4013095}}) {
+		t.Errorf("DistinctSessionCwds = %+v, %v", cwds, err)
+	}
+}
