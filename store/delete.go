@@ -83,7 +83,8 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir st
 // and live sessions are deleted too: the caller picked them. It returns
 // how many of ids it deleted (delegate children not counted) and removes
 // the transcript files of everything deleted from sessionsDir (when not
-// "") after the commit.
+// "") after the commit. A list with no id returns 0 without touching the
+// database, as upstream's.
 //
 // It returns ErrBusy or ErrClosed.
 func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessionsDir string) (_ int, err error) {
