@@ -105,6 +105,26 @@ func (q *Queries) SessionAddTokens(ctx context.Context, db DBTX, arg SessionAddT
 	return result.RowsAffected()
 }
 
+const sessionBackfillRepoRoot = `-- name: SessionBackfillRepoRoot :execrows
+UPDATE sessions SET git_repo_root = ?1
+WHERE cwd = ?2 AND COALESCE(git_repo_root, '') = ''
+`
+
+type SessionBackfillRepoRootParams struct {
+	GitRepoRoot *string
+	Cwd         *string
+}
+
+// SessionBackfillRepoRoot is one pair of backfill_repo_roots: every session
+// of a cwd that has no repo root yet (NULL or ”) gets this one.
+func (q *Queries) SessionBackfillRepoRoot(ctx context.Context, db DBTX, arg SessionBackfillRepoRootParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionBackfillRepoRoot, arg.GitRepoRoot, arg.Cwd)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
 const sessionBrowse = `-- name: SessionBrowse :many
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
@@ -201,25 +221,14 @@ func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseP
 	return items, nil
 }
 
-const sessionCount = `-- name: SessionCount :one
+const sessionCountEmpty = `-- name: SessionCountEmpty :one
 SELECT COUNT(*) FROM sessions
+WHERE message_count = 0 AND ended_at IS NOT NULL AND archived = 0
 `
 
-// SessionCount counts every session.
-func (q *Queries) SessionCount(ctx context.Context, db DBTX) (int64, error) {
-	row := db.QueryRowContext(ctx, sessionCount)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
-const sessionCountBySource = `-- name: SessionCountBySource :one
-SELECT COUNT(*) FROM sessions WHERE source = ?1
-`
-
-// SessionCountBySource counts the sessions of one source (platform).
-func (q *Queries) SessionCountBySource(ctx context.Context, db DBTX, source string) (int64, error) {
-	row := db.QueryRowContext(ctx, sessionCountBySource, source)
+// SessionCountEmpty is count_empty_sessions: SessionEmptyIDs counted.
+func (q *Queries) SessionCountEmpty(ctx context.Context, db DBTX) (int64, error) {
+	row := db.QueryRowContext(ctx, sessionCountEmpty)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -263,9 +272,11 @@ func (q *Queries) SessionCounters(ctx context.Context, db DBTX, id string) (Sess
 
 const sessionCreate = `-- name: SessionCreate :execrows
 INSERT OR IGNORE INTO sessions (
-    id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at
+    id, source, user_id, session_key, chat_id, chat_type, thread_id,
+    model, model_config, system_prompt, parent_session_id, cwd, started_at
 ) VALUES (
-    ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+    ?1, ?2, ?3, ?4, ?5, ?6, ?7,
+    ?8, ?9, ?10, ?11, ?12, ?13
 )
 `
 
@@ -273,10 +284,15 @@ type SessionCreateParams struct {
 	ID              string
 	Source          string
 	UserID          *string
+	SessionKey      *string
+	ChatID          *string
+	ChatType        *string
+	ThreadID        *string
 	Model           *string
 	ModelConfig     *string
 	SystemPrompt    *string
 	ParentSessionID *string
+	Cwd             *string
 	StartedAt       sqlnum.Real
 }
 
@@ -288,10 +304,15 @@ func (q *Queries) SessionCreate(ctx context.Context, db DBTX, arg SessionCreateP
 		arg.ID,
 		arg.Source,
 		arg.UserID,
+		arg.SessionKey,
+		arg.ChatID,
+		arg.ChatType,
+		arg.ThreadID,
 		arg.Model,
 		arg.ModelConfig,
 		arg.SystemPrompt,
 		arg.ParentSessionID,
+		arg.Cwd,
 		arg.StartedAt,
 	)
 	if err != nil {
@@ -300,17 +321,119 @@ func (q *Queries) SessionCreate(ctx context.Context, db DBTX, arg SessionCreateP
 	return result.RowsAffected()
 }
 
+const sessionDelegateTags = `-- name: SessionDelegateTags :many
+SELECT id, parent_session_id,
+    CAST(json_extract(model_config, '$._delegate_from') AS TEXT) AS delegate_from,
+    CAST(json_type(model_config, '$._delegate_from') = 'text' AS INTEGER) AS delegate_from_is_text
+FROM sessions
+WHERE json_valid(model_config, 10)
+  AND json_extract(model_config, '$._delegate_from') IS NOT NULL
+`
+
+type SessionDelegateTagsRow struct {
+	ID                 string
+	ParentSessionID    *string
+	DelegateFrom       string
+	DelegateFromIsText int64
+}
+
+// SessionDelegateTags lists the sessions tagged as delegate (subagent)
+// runs: model_config carries a non-null _delegate_from. delegate_from is the
+// marker as text; delegate_from_is_text says whether it is a JSON string (a
+// number never equals an id, as upstream's bound ids never equal it). DeleteSession walks these rows
+// in Go to find the delegates to delete with a parent. A model_config that
+// json_extract cannot read (json_valid flags 10: JSON5 or JSONB) is
+// untagged; upstream's delete fails on it with "malformed JSON".
+func (q *Queries) SessionDelegateTags(ctx context.Context, db DBTX) ([]SessionDelegateTagsRow, error) {
+	rows, err := db.QueryContext(ctx, sessionDelegateTags)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SessionDelegateTagsRow{}
+	for rows.Next() {
+		var i SessionDelegateTagsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ParentSessionID,
+			&i.DelegateFrom,
+			&i.DelegateFromIsText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const sessionDelete = `-- name: SessionDelete :execrows
 DELETE FROM sessions WHERE id = ?1
 `
 
-// SessionDelete deletes one session row (its messages first, by the caller).
+// SessionDelete deletes one session row (its messages first, by the caller);
+// its session_model_usage rows go with it (ON DELETE CASCADE, foreign keys
+// on).
 func (q *Queries) SessionDelete(ctx context.Context, db DBTX, id string) (int64, error) {
 	result, err := db.ExecContext(ctx, sessionDelete, id)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected()
+}
+
+const sessionDeleteIfEmpty = `-- name: SessionDeleteIfEmpty :execrows
+DELETE FROM sessions
+WHERE id = CAST(?1 AS TEXT) AND title IS NULL
+  AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.session_id = sessions.id)
+  AND NOT EXISTS (SELECT 1 FROM sessions child WHERE child.parent_session_id = sessions.id)
+`
+
+// SessionDeleteIfEmpty is delete_session_if_empty: the row goes only when
+// it has no title, no message (active or not) and no child, checked in the
+// same statement. Its usage rows go by the foreign key's cascade.
+func (q *Queries) SessionDeleteIfEmpty(ctx context.Context, db DBTX, id string) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionDeleteIfEmpty, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionEmptyIDs = `-- name: SessionEmptyIDs :many
+SELECT id FROM sessions
+WHERE message_count = 0 AND ended_at IS NOT NULL AND archived = 0
+ORDER BY started_at, id
+`
+
+// SessionEmptyIDs lists the sessions delete_empty_sessions deletes: ended,
+// not archived, message_count 0 (a live session is never swept).
+func (q *Queries) SessionEmptyIDs(ctx context.Context, db DBTX) ([]string, error) {
+	rows, err := db.QueryContext(ctx, sessionEmptyIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const sessionEnd = `-- name: SessionEnd :execrows
@@ -327,32 +450,6 @@ type SessionEndParams struct {
 // SessionEnd ends a session once: the first end reason wins.
 func (q *Queries) SessionEnd(ctx context.Context, db DBTX, arg SessionEndParams) (int64, error) {
 	result, err := db.ExecContext(ctx, sessionEnd, arg.EndedAt, arg.EndReason, arg.ID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected()
-}
-
-const sessionEnsure = `-- name: SessionEnsure :execrows
-INSERT OR IGNORE INTO sessions (id, source, model, started_at)
-VALUES (?1, ?2, ?3, ?4)
-`
-
-type SessionEnsureParams struct {
-	ID        string
-	Source    string
-	Model     *string
-	StartedAt sqlnum.Real
-}
-
-// SessionEnsure creates a minimal row when none exists, never overwriting.
-func (q *Queries) SessionEnsure(ctx context.Context, db DBTX, arg SessionEnsureParams) (int64, error) {
-	result, err := db.ExecContext(ctx, sessionEnsure,
-		arg.ID,
-		arg.Source,
-		arg.Model,
-		arg.StartedAt,
-	)
 	if err != nil {
 		return 0, err
 	}
@@ -584,50 +681,16 @@ UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1
 
 // SessionOrphanChildren detaches a session's direct children (they become
 // roots; grandchildren keep their parent) so the session can be deleted
-// without a foreign-key error. There are no cascades in the schema.
+// without a foreign-key error. The schema's only cascade is
+// session_model_usage's; children, messages, compression locks, gateway
+// routing and delegation rows are the caller's to handle (the last three
+// are left, as upstream leaves them).
 func (q *Queries) SessionOrphanChildren(ctx context.Context, db DBTX, id *string) (int64, error) {
 	result, err := db.ExecContext(ctx, sessionOrphanChildren, id)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected()
-}
-
-const sessionPruneCandidates = `-- name: SessionPruneCandidates :many
-SELECT id FROM sessions
-WHERE started_at < ?1 AND ended_at IS NOT NULL
-  AND (CAST(?2 AS TEXT) IS NULL OR source = ?2)
-ORDER BY started_at, id
-`
-
-type SessionPruneCandidatesParams struct {
-	Cutoff sqlnum.Real
-	Source *string
-}
-
-// SessionPruneCandidates lists the ended sessions started before a cutoff,
-// of one source or of all (NULL). Active sessions are never candidates.
-func (q *Queries) SessionPruneCandidates(ctx context.Context, db DBTX, arg SessionPruneCandidatesParams) ([]string, error) {
-	rows, err := db.QueryContext(ctx, sessionPruneCandidates, arg.Cutoff, arg.Source)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const sessionReopen = `-- name: SessionReopen :execrows
@@ -676,6 +739,98 @@ func (q *Queries) SessionResolvePrefix(ctx context.Context, db DBTX, pattern str
 	return items, nil
 }
 
+const sessionRoute = `-- name: SessionRoute :one
+SELECT model, billing_provider, billing_base_url, billing_mode, api_call_count
+FROM sessions WHERE id = ?1
+`
+
+type SessionRouteRow struct {
+	Model           *string
+	BillingProvider *string
+	BillingBaseURL  *string
+	BillingMode     *string
+	APICallCount    sqlnum.Int
+}
+
+// SessionRoute reads what update_token_counts compares and inherits inside
+// its write transaction: the session's model and billing route, and its
+// api_call_count (0 until the first accounted call).
+func (q *Queries) SessionRoute(ctx context.Context, db DBTX, id string) (SessionRouteRow, error) {
+	row := db.QueryRowContext(ctx, sessionRoute, id)
+	var i SessionRouteRow
+	err := row.Scan(
+		&i.Model,
+		&i.BillingProvider,
+		&i.BillingBaseURL,
+		&i.BillingMode,
+		&i.APICallCount,
+	)
+	return i, err
+}
+
+const sessionSetBillingRoute = `-- name: SessionSetBillingRoute :execrows
+UPDATE sessions SET
+    billing_provider = ?1,
+    billing_base_url = ?2,
+    billing_mode = COALESCE(?3, billing_mode),
+    system_prompt = NULL
+WHERE id = ?4
+`
+
+type SessionSetBillingRouteParams struct {
+	BillingProvider *string
+	BillingBaseURL  *string
+	BillingMode     *string
+	ID              string
+}
+
+// SessionSetBillingRoute is update_session_billing_route: provider and base
+// URL set unconditionally, the mode only when given, and the cached system
+// prompt cleared so that the next turn rebuilds its Model:/Provider: header.
+func (q *Queries) SessionSetBillingRoute(ctx context.Context, db DBTX, arg SessionSetBillingRouteParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetBillingRoute,
+		arg.BillingProvider,
+		arg.BillingBaseURL,
+		arg.BillingMode,
+		arg.ID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionSetCwd = `-- name: SessionSetCwd :execrows
+UPDATE sessions SET
+    cwd = ?1,
+    git_branch = COALESCE(?2, git_branch),
+    git_repo_root = COALESCE(?3, git_repo_root)
+WHERE id = ?4
+`
+
+type SessionSetCwdParams struct {
+	Cwd         *string
+	GitBranch   *string
+	GitRepoRoot *string
+	ID          string
+}
+
+// SessionSetCwd is update_session_cwd: the cwd, and the git branch and repo
+// root only when given (NULL keeps the stored value, so a failed probe never
+// clobbers one captured earlier).
+func (q *Queries) SessionSetCwd(ctx context.Context, db DBTX, arg SessionSetCwdParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetCwd,
+		arg.Cwd,
+		arg.GitBranch,
+		arg.GitRepoRoot,
+		arg.ID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
 const sessionSetMessageCounts = `-- name: SessionSetMessageCounts :execrows
 UPDATE sessions SET message_count = CAST(?1 AS INTEGER), tool_call_count = CAST(?2 AS INTEGER)
 WHERE id = ?3
@@ -697,6 +852,46 @@ func (q *Queries) SessionSetMessageCounts(ctx context.Context, db DBTX, arg Sess
 	return result.RowsAffected()
 }
 
+const sessionSetMeta = `-- name: SessionSetMeta :execrows
+UPDATE sessions SET model_config = ?1, model = COALESCE(?2, model)
+WHERE id = ?3
+`
+
+type SessionSetMetaParams struct {
+	ModelConfig *string
+	Model       *string
+	ID          string
+}
+
+// SessionSetMeta is update_session_meta: model_config replaced, the model
+// only when given.
+func (q *Queries) SessionSetMeta(ctx context.Context, db DBTX, arg SessionSetMetaParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetMeta, arg.ModelConfig, arg.Model, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionSetModel = `-- name: SessionSetModel :execrows
+UPDATE sessions SET model = ?1 WHERE id = ?2
+`
+
+type SessionSetModelParams struct {
+	Model *string
+	ID    string
+}
+
+// SessionSetModel is update_session_model: the model set unconditionally
+// (a /model switch), unlike update_token_counts' backfill.
+func (q *Queries) SessionSetModel(ctx context.Context, db DBTX, arg SessionSetModelParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetModel, arg.Model, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
 const sessionSetParent = `-- name: SessionSetParent :execrows
 UPDATE sessions SET parent_session_id = ?1
 WHERE id = ?2 AND parent_session_id IS NULL
@@ -711,6 +906,37 @@ type SessionSetParentParams struct {
 // exists (it may come later in the file than the child).
 func (q *Queries) SessionSetParent(ctx context.Context, db DBTX, arg SessionSetParentParams) (int64, error) {
 	result, err := db.ExecContext(ctx, sessionSetParent, arg.ParentSessionID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionSetRoute = `-- name: SessionSetRoute :execrows
+UPDATE sessions SET model = ?1, billing_provider = ?2,
+    billing_base_url = ?3, billing_mode = ?4
+WHERE id = ?5
+`
+
+type SessionSetRouteParams struct {
+	Model           *string
+	BillingProvider *string
+	BillingBaseURL  *string
+	BillingMode     *string
+	ID              string
+}
+
+// SessionSetRoute is update_token_counts' "first accounted route": before
+// any call was counted, a call on another model or provider replaces the
+// requested route as a whole (NULL base URL and mode included).
+func (q *Queries) SessionSetRoute(ctx context.Context, db DBTX, arg SessionSetRouteParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionSetRoute,
+		arg.Model,
+		arg.BillingProvider,
+		arg.BillingBaseURL,
+		arg.BillingMode,
+		arg.ID,
+	)
 	if err != nil {
 		return 0, err
 	}
@@ -804,4 +1030,65 @@ func (q *Queries) SessionUpdateSystemPrompt(ctx context.Context, db DBTX, arg Se
 		return 0, err
 	}
 	return result.RowsAffected()
+}
+
+const sessionUpsert = `-- name: SessionUpsert :exec
+INSERT INTO sessions (
+    id, source, user_id, session_key, chat_id, chat_type, thread_id,
+    model, model_config, system_prompt, parent_session_id, cwd, started_at
+) VALUES (
+    ?1, ?2, ?3, ?4, ?5, ?6, ?7,
+    ?8, ?9, ?10, ?11, ?12, ?13
+)
+ON CONFLICT(id) DO UPDATE SET
+    model = COALESCE(sessions.model, excluded.model),
+    model_config = COALESCE(sessions.model_config, excluded.model_config),
+    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
+    session_key = COALESCE(sessions.session_key, excluded.session_key),
+    chat_id = COALESCE(sessions.chat_id, excluded.chat_id),
+    chat_type = COALESCE(sessions.chat_type, excluded.chat_type),
+    thread_id = COALESCE(sessions.thread_id, excluded.thread_id),
+    parent_session_id = COALESCE(sessions.parent_session_id, excluded.parent_session_id),
+    cwd = COALESCE(sessions.cwd, excluded.cwd)
+`
+
+type SessionUpsertParams struct {
+	ID              string
+	Source          string
+	UserID          *string
+	SessionKey      *string
+	ChatID          *string
+	ChatType        *string
+	ThreadID        *string
+	Model           *string
+	ModelConfig     *string
+	SystemPrompt    *string
+	ParentSessionID *string
+	Cwd             *string
+	StartedAt       sqlnum.Real
+}
+
+// SessionUpsert is upstream's create_session / ensure_session (v21): insert
+// the row, or fill only the NULL columns of an existing one. source, user_id
+// and started_at are never changed by the conflict branch, so a later bare
+// call (source 'unknown') cannot clobber what an earlier writer set. A new
+// parent naming no session fails the foreign key; an existing parent is
+// kept, and the call's parent is then not checked.
+func (q *Queries) SessionUpsert(ctx context.Context, db DBTX, arg SessionUpsertParams) error {
+	_, err := db.ExecContext(ctx, sessionUpsert,
+		arg.ID,
+		arg.Source,
+		arg.UserID,
+		arg.SessionKey,
+		arg.ChatID,
+		arg.ChatType,
+		arg.ThreadID,
+		arg.Model,
+		arg.ModelConfig,
+		arg.SystemPrompt,
+		arg.ParentSessionID,
+		arg.Cwd,
+		arg.StartedAt,
+	)
+	return err
 }

@@ -24,15 +24,37 @@ ORDER BY started_at DESC, id DESC LIMIT 21;
 -- still fails: OR IGNORE does not cover foreign keys.
 -- name: SessionCreate :execrows
 INSERT OR IGNORE INTO sessions (
-    id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at
+    id, source, user_id, session_key, chat_id, chat_type, thread_id,
+    model, model_config, system_prompt, parent_session_id, cwd, started_at
 ) VALUES (
-    @id, @source, @user_id, @model, @model_config, @system_prompt, @parent_session_id, @started_at
+    @id, @source, @user_id, @session_key, @chat_id, @chat_type, @thread_id,
+    @model, @model_config, @system_prompt, @parent_session_id, @cwd, @started_at
 );
 
--- SessionEnsure creates a minimal row when none exists, never overwriting.
--- name: SessionEnsure :execrows
-INSERT OR IGNORE INTO sessions (id, source, model, started_at)
-VALUES (@id, @source, @model, @started_at);
+-- SessionUpsert is upstream's create_session / ensure_session (v21): insert
+-- the row, or fill only the NULL columns of an existing one. source, user_id
+-- and started_at are never changed by the conflict branch, so a later bare
+-- call (source 'unknown') cannot clobber what an earlier writer set. A new
+-- parent naming no session fails the foreign key; an existing parent is
+-- kept, and the call's parent is then not checked.
+-- name: SessionUpsert :exec
+INSERT INTO sessions (
+    id, source, user_id, session_key, chat_id, chat_type, thread_id,
+    model, model_config, system_prompt, parent_session_id, cwd, started_at
+) VALUES (
+    @id, @source, @user_id, @session_key, @chat_id, @chat_type, @thread_id,
+    @model, @model_config, @system_prompt, @parent_session_id, @cwd, @started_at
+)
+ON CONFLICT(id) DO UPDATE SET
+    model = COALESCE(sessions.model, excluded.model),
+    model_config = COALESCE(sessions.model_config, excluded.model_config),
+    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
+    session_key = COALESCE(sessions.session_key, excluded.session_key),
+    chat_id = COALESCE(sessions.chat_id, excluded.chat_id),
+    chat_type = COALESCE(sessions.chat_type, excluded.chat_type),
+    thread_id = COALESCE(sessions.thread_id, excluded.thread_id),
+    parent_session_id = COALESCE(sessions.parent_session_id, excluded.parent_session_id),
+    cwd = COALESCE(sessions.cwd, excluded.cwd);
 
 -- SessionEnd ends a session once: the first end reason wins.
 -- name: SessionEnd :execrows
@@ -108,6 +130,43 @@ SELECT message_count, tool_call_count, input_tokens, output_tokens, cache_read_t
     cache_write_tokens, reasoning_tokens, api_call_count
 FROM sessions WHERE id = @id;
 
+-- SessionRoute reads what update_token_counts compares and inherits inside
+-- its write transaction: the session's model and billing route, and its
+-- api_call_count (0 until the first accounted call).
+-- name: SessionRoute :one
+SELECT model, billing_provider, billing_base_url, billing_mode, api_call_count
+FROM sessions WHERE id = @id;
+
+-- SessionSetRoute is update_token_counts' "first accounted route": before
+-- any call was counted, a call on another model or provider replaces the
+-- requested route as a whole (NULL base URL and mode included).
+-- name: SessionSetRoute :execrows
+UPDATE sessions SET model = @model, billing_provider = @billing_provider,
+    billing_base_url = @billing_base_url, billing_mode = @billing_mode
+WHERE id = @id;
+
+-- SessionSetModel is update_session_model: the model set unconditionally
+-- (a /model switch), unlike update_token_counts' backfill.
+-- name: SessionSetModel :execrows
+UPDATE sessions SET model = @model WHERE id = @id;
+
+-- SessionSetBillingRoute is update_session_billing_route: provider and base
+-- URL set unconditionally, the mode only when given, and the cached system
+-- prompt cleared so that the next turn rebuilds its Model:/Provider: header.
+-- name: SessionSetBillingRoute :execrows
+UPDATE sessions SET
+    billing_provider = @billing_provider,
+    billing_base_url = @billing_base_url,
+    billing_mode = COALESCE(sqlc.narg(billing_mode), billing_mode),
+    system_prompt = NULL
+WHERE id = @id;
+
+-- SessionSetMeta is update_session_meta: model_config replaced, the model
+-- only when given.
+-- name: SessionSetMeta :execrows
+UPDATE sessions SET model_config = @model_config, model = COALESCE(sqlc.narg(model), model)
+WHERE id = @id;
+
 -- SessionAddMessageCounts counts one appended message and its tool calls.
 -- (A NULL counter in a legacy row stays NULL, as in the original.)
 -- name: SessionAddMessageCounts :execrows
@@ -124,29 +183,18 @@ WHERE id = @id;
 
 -- SessionOrphanChildren detaches a session's direct children (they become
 -- roots; grandchildren keep their parent) so the session can be deleted
--- without a foreign-key error. There are no cascades in the schema.
+-- without a foreign-key error. The schema's only cascade is
+-- session_model_usage's; children, messages, compression locks, gateway
+-- routing and delegation rows are the caller's to handle (the last three
+-- are left, as upstream leaves them).
 -- name: SessionOrphanChildren :execrows
 UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = @id;
 
--- SessionDelete deletes one session row (its messages first, by the caller).
+-- SessionDelete deletes one session row (its messages first, by the caller);
+-- its session_model_usage rows go with it (ON DELETE CASCADE, foreign keys
+-- on).
 -- name: SessionDelete :execrows
 DELETE FROM sessions WHERE id = @id;
-
--- SessionPruneCandidates lists the ended sessions started before a cutoff,
--- of one source or of all (NULL). Active sessions are never candidates.
--- name: SessionPruneCandidates :many
-SELECT id FROM sessions
-WHERE started_at < @cutoff AND ended_at IS NOT NULL
-  AND (CAST(sqlc.narg(source) AS TEXT) IS NULL OR source = sqlc.narg(source))
-ORDER BY started_at, id;
-
--- SessionCount counts every session.
--- name: SessionCount :one
-SELECT COUNT(*) FROM sessions;
-
--- SessionCountBySource counts the sessions of one source (platform).
--- name: SessionCountBySource :one
-SELECT COUNT(*) FROM sessions WHERE source = @source;
 
 -- SessionBrowse is search_sessions: every session (children included) with
 -- the time of its last message, most recently active first. The grouped
@@ -204,3 +252,55 @@ INSERT INTO sessions (
 -- name: SessionSetParent :execrows
 UPDATE sessions SET parent_session_id = @parent_session_id
 WHERE id = @id AND parent_session_id IS NULL;
+
+-- SessionSetCwd is update_session_cwd: the cwd, and the git branch and repo
+-- root only when given (NULL keeps the stored value, so a failed probe never
+-- clobbers one captured earlier).
+-- name: SessionSetCwd :execrows
+UPDATE sessions SET
+    cwd = @cwd,
+    git_branch = COALESCE(sqlc.narg(git_branch), git_branch),
+    git_repo_root = COALESCE(sqlc.narg(git_repo_root), git_repo_root)
+WHERE id = @id;
+
+-- SessionBackfillRepoRoot is one pair of backfill_repo_roots: every session
+-- of a cwd that has no repo root yet (NULL or '') gets this one.
+-- name: SessionBackfillRepoRoot :execrows
+UPDATE sessions SET git_repo_root = @git_repo_root
+WHERE cwd = @cwd AND COALESCE(git_repo_root, '') = '';
+
+-- SessionDelegateTags lists the sessions tagged as delegate (subagent)
+-- runs: model_config carries a non-null _delegate_from. delegate_from is the
+-- marker as text; delegate_from_is_text says whether it is a JSON string (a
+-- number never equals an id, as upstream's bound ids never equal it). DeleteSession walks these rows
+-- in Go to find the delegates to delete with a parent. A model_config that
+-- json_extract cannot read (json_valid flags 10: JSON5 or JSONB) is
+-- untagged; upstream's delete fails on it with "malformed JSON".
+-- name: SessionDelegateTags :many
+SELECT id, parent_session_id,
+    CAST(json_extract(model_config, '$._delegate_from') AS TEXT) AS delegate_from,
+    CAST(json_type(model_config, '$._delegate_from') = 'text' AS INTEGER) AS delegate_from_is_text
+FROM sessions
+WHERE json_valid(model_config, 10)
+  AND json_extract(model_config, '$._delegate_from') IS NOT NULL;
+
+-- SessionDeleteIfEmpty is delete_session_if_empty: the row goes only when
+-- it has no title, no message (active or not) and no child, checked in the
+-- same statement. Its usage rows go by the foreign key's cascade.
+-- name: SessionDeleteIfEmpty :execrows
+DELETE FROM sessions
+WHERE id = CAST(@id AS TEXT) AND title IS NULL
+  AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.session_id = sessions.id)
+  AND NOT EXISTS (SELECT 1 FROM sessions child WHERE child.parent_session_id = sessions.id);
+
+-- SessionEmptyIDs lists the sessions delete_empty_sessions deletes: ended,
+-- not archived, message_count 0 (a live session is never swept).
+-- name: SessionEmptyIDs :many
+SELECT id FROM sessions
+WHERE message_count = 0 AND ended_at IS NOT NULL AND archived = 0
+ORDER BY started_at, id;
+
+-- SessionCountEmpty is count_empty_sessions: SessionEmptyIDs counted.
+-- name: SessionCountEmpty :one
+SELECT COUNT(*) FROM sessions
+WHERE message_count = 0 AND ended_at IS NOT NULL AND archived = 0;

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -95,12 +96,19 @@ func TestBadInput(t *testing.T) {
 		{name: "EndSessionUnknownSession", op: func(ctx context.Context, s *Store) error { return s.EndSession(ctx, "nope", "user_exit") }, want: notFound},
 		{name: "ReopenSessionUnknownSession", op: func(ctx context.Context, s *Store) error { return s.ReopenSession(ctx, "nope") }, want: notFound},
 		{name: "UpdateSystemPromptUnknownSession", op: func(ctx context.Context, s *Store) error { return s.UpdateSystemPrompt(ctx, "nope", "p") }, want: notFound},
-		{name: "UpdateTokenCountsUnknownSession", op: func(ctx context.Context, s *Store) error {
-			return s.UpdateTokenCounts(ctx, "nope", TokenUpdate{InputTokens: 1, EstimatedCostUSD: new(1.0)})
+		// (UpdateTokenCounts creates an unknown session, as upstream v21.)
+		{name: "UpdateTokenCountsNaNCost", op: func(ctx context.Context, s *Store) error {
+			return s.UpdateTokenCounts(ctx, "nope", TokenUpdate{InputTokens: 1, EstimatedCostUSD: new(math.NaN())})
+		}, want: []error{ErrInvalidCost}},
+		{name: "UpdateSessionModelUnknownSession", op: func(ctx context.Context, s *Store) error { return s.UpdateSessionModel(ctx, "nope", "m") }, want: notFound},
+		{name: "UpdateSessionBillingRouteUnknownSession", op: func(ctx context.Context, s *Store) error {
+			return s.UpdateSessionBillingRoute(ctx, "nope", BillingRoute{Provider: "p"})
 		}, want: notFound},
-		{name: "UpdateTokenCountsAbsoluteUnknownSession", op: func(ctx context.Context, s *Store) error {
-			return s.UpdateTokenCounts(ctx, "nope", TokenUpdate{Absolute: true})
+		{name: "UpdateSessionMetaUnknownSession", op: func(ctx context.Context, s *Store) error { return s.UpdateSessionMeta(ctx, "nope", nil, "m") }, want: notFound},
+		{name: "UpdateSessionCwdUnknownSession", op: func(ctx context.Context, s *Store) error {
+			return s.UpdateSessionCwd(ctx, "nope", Workspace{Cwd: "/w"})
 		}, want: notFound},
+		{name: "DeleteSessionIfEmptyUnknownSession", op: func(ctx context.Context, s *Store) error { return two(s.DeleteSessionIfEmpty(ctx, "nope", "")) }, want: notFound},
 		{name: "SetSessionTitleUnknownSession", op: func(ctx context.Context, s *Store) error { return s.SetSessionTitle(ctx, "nope", "fresh title") }, want: notFound},
 		{name: "ClearMessagesUnknownSession", op: func(ctx context.Context, s *Store) error { return s.ClearMessages(ctx, "nope") }, want: notFound},
 		{name: "ReplaceMessagesUnknownSession", op: func(ctx context.Context, s *Store) error {

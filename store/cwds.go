@@ -25,7 +25,7 @@ type CwdUsage struct {
 func (s *Store) DistinctSessionCwds(ctx context.Context, includeArchived bool) (_ []CwdUsage, err error) {
 	defer wrap(&err, "list session working directories")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]CwdUsage, error) {
-		rows, err := s.q.SessionDistinctCwds(ctx, q, int64(btoi(includeArchived)))
+		rows, err := s.q.SessionDistinctCwds(ctx, q, boolInt(includeArchived))
 		if err != nil {
 			return nil, err
 		}

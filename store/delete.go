@@ -7,63 +7,179 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hermesstate/hermesstate/db"
-	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
-// DeleteSession deletes session id and its messages in one transaction. Its
-// direct children become roots (their parent is cleared; grandchildren keep
-// theirs), since the schema has no cascades. When sessionsDir is not "" the
-// session's transcript files there are removed after the commit:
-// <id>.json, <id>.jsonl and request_dump_<id>_*.json (failures ignored).
+// DeleteSession is upstream's delete_session: in one transaction it
+// deletes session id, its messages and its delegate children, the
+// subagent runs tagged with _delegate_from in their model_config: every
+// session whose marker names id or another deleted delegate, or whose
+// parent is one of them and that carries any marker, recursively. Other
+// children (branches, compression continuations, untagged children)
+// become roots (their parent is cleared; grandchildren keep theirs), as do
+// untagged children of a deleted delegate. The session_model_usage rows of
+// every deleted session go with it (the schema's one cascade); its
+// compression lock, gateway routing and async delegation rows are left, as
+// upstream leaves them (they name no session by foreign key). A
+// model_config that is not JSON marks nothing (upstream's delete fails on
+// it). When sessionsDir is not "" the transcript files of every deleted
+// session there are removed after the commit: <id>.json, <id>.jsonl and
+// request_dump_<id>_*.json (failures ignored).
 //
-// It returns ErrSessionNotFound, ErrBusy or ErrClosed.
+// It returns ErrSessionNotFound (upstream's False), ErrBusy or ErrClosed.
 func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) (err error) {
 	defer wrapOn(&err, "delete session", id)
+	var deleted []string
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
-		return s.deleteSession(ctx, tx, id)
+		var err error
+		deleted, err = s.deleteWithDelegates(ctx, tx, []string{id})
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	removeSessionFiles(sessionsDir, id)
+	removeFilesOf(sessionsDir, deleted)
 	return nil
 }
 
 // DeleteSessions deletes the sessions ids (each an exact id; repeats count
-// once) and their messages in one transaction, as DeleteSession deletes
-// one: their direct children become roots, and their transcript files in
-// sessionsDir (when not "") are removed after the commit. Either every
-// session is deleted or, when one does not exist, none is.
+// once), their messages and their delegate children in one transaction,
+// as DeleteSession deletes one. Either every session is deleted or, when
+// one does not exist, none is: the command line deletes exactly what it
+// showed. (Upstream's delete_sessions skips unknown ids instead: that is
+// DeleteExistingSessions.)
 //
 // It returns ErrSessionNotFound (naming the first missing id), ErrBusy or
 // ErrClosed.
 func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir string) (err error) {
 	defer wrap(&err, "delete sessions")
 	ids = unique(ids)
+	var deleted []string
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		for _, id := range ids {
 			if err := s.mustExist(ctx, tx, id); err != nil {
 				return fmt.Errorf("session %s: %w", quote(id), err)
 			}
-			if err := s.deleteSession(ctx, tx, id); err != nil {
-				return err
-			}
 		}
-		return nil
+		var err error
+		deleted, err = s.deleteWithDelegates(ctx, tx, ids)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		removeSessionFiles(sessionsDir, id)
-	}
+	removeFilesOf(sessionsDir, deleted)
 	return nil
+}
+
+// DeleteExistingSessions is upstream's delete_sessions, the bulk delete of
+// a selection: of ids (repeats and "" ignored), the sessions that exist
+// are deleted with their messages and delegate children, as DeleteSession
+// deletes one, all in one transaction; unknown ids are skipped. Archived
+// and live sessions are deleted too: the caller picked them. It returns
+// how many of ids it deleted (delegate children not counted) and removes
+// the transcript files of everything deleted from sessionsDir (when not
+// "") after the commit. A list with no id returns 0 without touching the
+// database, as upstream's.
+//
+// It returns ErrBusy or ErrClosed.
+func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessionsDir string) (_ int, err error) {
+	defer wrap(&err, "delete sessions")
+	ids = slices.DeleteFunc(unique(ids), func(id string) bool { return id == "" })
+	if len(ids) == 0 {
+		return 0, nil // upstream's early return: no write at all
+	}
+	var deleted []string
+	var n int
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		var existing []string
+		for _, id := range ids {
+			ok, err := s.q.SessionExists(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				existing = append(existing, id)
+			}
+		}
+		var err error
+		n = len(existing)
+		deleted, err = s.deleteWithDelegates(ctx, tx, existing)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	removeFilesOf(sessionsDir, deleted)
+	return n, nil
+}
+
+// DeleteSessionIfEmpty is upstream's delete_session_if_empty: it deletes
+// session id only when it never gained content, no title, no message
+// (rewound and compacted ones count) and no child session, checked and
+// deleted in one statement so a message written meanwhile is never lost.
+// It reports whether it deleted the session, and then removes its
+// transcript files from sessionsDir (when not "").
+//
+// It returns ErrSessionNotFound (upstream's False), ErrBusy or ErrClosed.
+func (s *Store) DeleteSessionIfEmpty(ctx context.Context, id, sessionsDir string) (_ bool, err error) {
+	defer wrapOn(&err, "delete session if empty", id)
+	var n int64
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		if err := s.mustExist(ctx, tx, id); err != nil {
+			return err
+		}
+		var err error
+		n, err = s.q.SessionDeleteIfEmpty(ctx, tx, id)
+		return err
+	})
+	if err != nil || n == 0 {
+		return false, err
+	}
+	removeSessionFiles(sessionsDir, id)
+	return true, nil
+}
+
+// CountEmptySessions is upstream's count_empty_sessions: the sessions
+// DeleteEmptySessions would delete now, ended, not archived, with a
+// message count of 0.
+//
+// It returns ErrClosed.
+func (s *Store) CountEmptySessions(ctx context.Context) (_ int64, err error) {
+	defer wrap(&err, "count empty sessions")
+	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+		return s.q.SessionCountEmpty(ctx, q)
+	})
+}
+
+// DeleteEmptySessions is upstream's delete_empty_sessions: in one
+// transaction it deletes every ended, not archived session whose message
+// count is 0 (a live session is never swept; an archived one was kept on
+// purpose), with any message rows it still has. Their children become
+// roots; delegate children are not deleted with them (upstream's sweep
+// does not cascade). It returns how many it deleted and removes their
+// transcript files from sessionsDir (when not "") after the commit.
+//
+// It returns ErrBusy or ErrClosed.
+func (s *Store) DeleteEmptySessions(ctx context.Context, sessionsDir string) (_ int, err error) {
+	defer wrap(&err, "delete empty sessions")
+	var ids []string
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		var err error
+		if ids, err = s.q.SessionEmptyIDs(ctx, tx); err != nil {
+			return err
+		}
+		return s.deleteIDs(ctx, tx, ids)
+	})
+	if err != nil {
+		return 0, err
+	}
+	removeFilesOf(sessionsDir, ids)
+	return len(ids), nil
 }
 
 // unique returns ids without repeats, in their first order.
@@ -79,146 +195,86 @@ func unique(ids []string) []string {
 	return out
 }
 
-// deleteSession orphans the children of id and deletes its messages and row.
-func (s *Store) deleteSession(ctx context.Context, tx db.DBTX, id string) error {
-	if _, err := s.q.SessionOrphanChildren(ctx, tx, &id); err != nil {
-		return err
+// deleteWithDelegates deletes the sessions ids (which exist) and their
+// delegate children (see DeleteSession) in tx, and returns every id it
+// deleted: the children first, then ids.
+func (s *Store) deleteWithDelegates(ctx context.Context, tx db.DBTX, ids []string) ([]string, error) {
+	children, err := s.delegateChildren(ctx, tx, ids)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := s.q.MessageDeleteBySession(ctx, tx, id); err != nil {
-		return err
-	}
-	_, err := s.q.SessionDelete(ctx, tx, id)
-	return err
+	all := append(children, ids...)
+	return all, s.deleteIDs(ctx, tx, all)
 }
 
-// PruneOptions select the sessions PruneSessions deletes.
-type PruneOptions struct {
-	// OlderThan is the age, by start time, a session must exceed; zero
-	// means 90 days, the original's default.
-	OlderThan time.Duration
-	// Before, when not zero, is the time a session must have started
-	// before, in place of OlderThan.
-	Before time.Time
-	// Source limits pruning to one source; "" prunes every source.
-	Source string
-	// IDs, when not nil, limits pruning to these sessions: of the sessions
-	// the other options select, only those listed are deleted. A prune a
-	// person confirmed from PruneCandidates' list passes that list here,
-	// so that no session is deleted that was not shown, even one that
-	// became old enough while they read it.
-	IDs []string
-	// SessionsDir, when not "", is where the pruned sessions' transcript
-	// files are removed (as DeleteSession does).
-	SessionsDir string
-	// DryRun counts the sessions that would be pruned and deletes nothing
-	// (no write lock is taken).
-	DryRun bool
+// delegateChildren is upstream's _collect_delegate_child_ids: the tagged
+// sessions to delete with parents, found from the tagged rows as upstream
+// finds them, frontier by frontier: a row joins when its _delegate_from
+// marker (a JSON string) names a member of the frontier, or when its
+// parent is one and it carries any marker. parents are never among the
+// children, even when markers loop back to them (#49148). The children
+// come in the order found, each once.
+func (s *Store) delegateChildren(ctx context.Context, tx db.DBTX, parents []string) ([]string, error) {
+	if len(parents) == 0 {
+		return nil, nil
+	}
+	tags, err := s.q.SessionDelegateTags(ctx, tx)
+	if err != nil || len(tags) == 0 {
+		return nil, err
+	}
+	found := make(map[string]bool, len(parents))
+	for _, id := range parents {
+		found[id] = true
+	}
+	var children []string
+	frontier := parents
+	for len(frontier) > 0 {
+		in := make(map[string]bool, len(frontier))
+		for _, id := range frontier {
+			in[id] = true
+		}
+		var next []string
+		for _, t := range tags {
+			if found[t.ID] {
+				continue
+			}
+			if t.DelegateFromIsText != 0 && in[t.DelegateFrom] || t.ParentSessionID != nil && in[*t.ParentSessionID] {
+				found[t.ID] = true
+				next = append(next, t.ID)
+			}
+		}
+		children = append(children, next...)
+		frontier = next
+	}
+	return children, nil
 }
 
-// cutoff is the start time, in epoch seconds, before which sessions are
-// pruned.
-func (o PruneOptions) cutoff(now float64) float64 {
-	if !o.Before.IsZero() {
-		return float64(TimestampOf(o.Before))
-	}
-	age := o.OlderThan
-	if age == 0 {
-		age = 90 * 24 * time.Hour
-	}
-	return now - age.Seconds()
-}
-
-// PruneSessions deletes, in one transaction, every ended session that
-// started more than opts.OlderThan ago (or before opts.Before), with its
-// messages, and returns how many it deleted. Active (not ended) sessions
-// are never pruned. Surviving children of a pruned session become roots,
-// so a chain A→B→C→D with A and B old loses A and B, and C's parent is
-// cleared while D keeps C.
-//
-// With opts.DryRun it returns how many sessions would be deleted, read in
-// one snapshot, and changes nothing.
-//
-// It returns ErrBusy or ErrClosed.
-func (s *Store) PruneSessions(ctx context.Context, opts PruneOptions) (_ int, err error) {
-	defer wrap(&err, opts.op())
-	return s.pruneSessions(ctx, opts)
-}
-
-// op names the prune opts describe in an error.
-func (o PruneOptions) op() string {
-	if o.DryRun {
-		return "prune sessions (dry run)"
-	}
-	return "prune sessions"
-}
-
-// pruneSessions is PruneSessions.
-func (s *Store) pruneSessions(ctx context.Context, opts PruneOptions) (int, error) {
-	if opts.DryRun {
-		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
-			return s.pruneCandidates(ctx, q, opts)
-		})
-		return len(ids), err
-	}
-	var ids []string
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
-		var err error
-		ids, err = s.pruneCandidates(ctx, tx, opts)
-		if err != nil {
+// deleteIDs deletes the sessions ids and their messages in tx. Every
+// surviving session whose parent is deleted becomes a root (its parent is
+// cleared), so the foreign key holds; session_model_usage rows go by the
+// cascade. Deleting one at a time ends in the state upstream's IN-list
+// statements leave.
+func (s *Store) deleteIDs(ctx context.Context, tx db.DBTX, ids []string) error {
+	for _, id := range ids {
+		if _, err := s.q.SessionOrphanChildren(ctx, tx, &id); err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if err := s.deleteSession(ctx, tx, id); err != nil {
-				return err
-			}
+		if _, err := s.q.MessageDeleteBySession(ctx, tx, id); err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
+		if _, err := s.q.SessionDelete(ctx, tx, id); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// removeFilesOf removes the transcript files of every session of ids from
+// dir (see removeSessionFiles).
+func removeFilesOf(dir string, ids []string) {
 	for _, id := range ids {
-		removeSessionFiles(opts.SessionsDir, id)
+		removeSessionFiles(dir, id)
 	}
-	return len(ids), nil
-}
-
-// PruneCandidates returns the sessions PruneSessions(ctx, opts) would
-// delete now, oldest first, read in one snapshot; it changes nothing.
-//
-// It returns ErrClosed.
-func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) (_ []Session, err error) {
-	defer wrap(&err, "list prune candidates")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
-		ids, err := s.pruneCandidates(ctx, q, opts)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Session, 0, len(ids))
-		for _, id := range ids {
-			sess, err := foundSession(s.q.SessionGet(ctx, q, id))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, *sess)
-		}
-		return out, nil
-	})
-}
-
-// pruneCandidates lists the ids of the sessions opts selects, oldest
-// first.
-func (s *Store) pruneCandidates(ctx context.Context, q db.DBTX, opts PruneOptions) ([]string, error) {
-	ids, err := s.q.SessionPruneCandidates(ctx, q, db.SessionPruneCandidatesParams{
-		Cutoff: sqlnum.RealOf(opts.cutoff(s.now())), Source: nullable(opts.Source)})
-	if err != nil || opts.IDs == nil {
-		return ids, err
-	}
-	listed := make(map[string]bool, len(opts.IDs))
-	for _, id := range opts.IDs {
-		listed[id] = true
-	}
-	return slices.DeleteFunc(ids, func(id string) bool { return !listed[id] }), nil
 }
 
 // removeSessionFiles removes a session's transcript files from dir, when

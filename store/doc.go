@@ -51,9 +51,14 @@
 // first and running as one transaction (reads in one snapshot of the
 // read-only pool):
 //
-//   - sessions: [Store.CreateSession], [Store.CreateSessionIfAbsent], [Store.EnsureSession],
-//     [Store.EndSession], [Store.ReopenSession], [Store.UpdateSystemPrompt],
-//     [Store.UpdateTokenCounts], [Store.GetSession], [Store.ResolveSessionID]
+//   - sessions: [Store.CreateSession], [Store.CreateSessionIfAbsent], [Store.UpsertSession],
+//     [Store.EnsureSession], [Store.EndSession], [Store.ReopenSession],
+//     [Store.UpdateSystemPrompt], [Store.UpdateSessionModel],
+//     [Store.UpdateSessionBillingRoute], [Store.UpdateSessionMeta],
+//     [Store.GetSession], [Store.ResolveSessionID]
+//   - usage: [Store.UpdateTokenCounts], [Store.ModelUsage], [Store.UsageByModel]
+//   - workspace: [Store.UpdateSessionCwd], [Store.BackfillRepoRoots],
+//     [Store.DistinctSessionCwds], [WorkspaceKey]
 //   - titles: [SanitizeTitle], [Store.SetSessionTitle], [Store.SessionTitle],
 //     [Store.SessionByTitle], [Store.ResolveSessionByTitle],
 //     [Store.NextTitleInLineage]
@@ -69,7 +74,12 @@
 //     [Store.ClearMessages]
 //   - search: [Store.SearchMessages] (query language: package fts)
 //   - export and cleanup: [Store.ExportSession], [Store.ExportAll],
-//     [Store.ExportJSONL], [Store.DeleteSession], [Store.PruneSessions]
+//     [Store.ExportJSONL], [Store.DeleteSession], [Store.DeleteSessions],
+//     [Store.DeleteExistingSessions], [Store.DeleteSessionIfEmpty],
+//     [Store.CountEmptySessions], [Store.DeleteEmptySessions],
+//     [Store.PruneSessions], [Store.PruneCandidates],
+//     [Store.PruneEmptyGhostSessions], [Store.FinalizeOrphanedCompressionSessions]
+//   - archive: [Store.SetSessionArchived], [Store.ArchiveSessions]
 //   - maintenance: [Store.GetMeta], [Store.SetMeta], [Store.Vacuum],
 //     [Store.AutoMaintain], [Store.Checkpoint]
 //   - moving and keeping history: [Store.ExportCount], [Store.ImportJSONL],

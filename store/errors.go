@@ -106,6 +106,17 @@ var (
 	ErrNotWAL = sqlite.ErrNotWAL
 )
 
+// ErrInvalidCost is returned by UpdateTokenCounts for a NaN cost. SQLite
+// stores NaN as NULL, which the per-model usage table refuses (upstream's
+// call fails there with an IntegrityError); the store refuses it first,
+// in both modes, and writes nothing.
+var ErrInvalidCost = errors.New("cost is NaN")
+
+// ErrInvalidFilter is returned for a prune or count filter SQLite cannot
+// run: a LIKE pattern past its limit of 50,000 bytes. Nothing is read or
+// written.
+var ErrInvalidFilter = errors.New("invalid filter")
+
 // ErrSessionExists is returned by CreateSession for an id that exists
 // already; nothing was written. It matches ErrExists.
 var ErrSessionExists = sentinel.New("session already exists", ErrExists)

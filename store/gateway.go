@@ -101,16 +101,8 @@ func (s *Store) RecordGatewaySessionPeer(ctx context.Context, id string, p Gatew
 func (s *Store) SetExpiryFinalized(ctx context.Context, id string, finalized bool) (err error) {
 	defer wrapOn(&err, "set expiry finalized", id)
 	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
-		return s.q.GatewaySetExpiryFinalized(ctx, tx, db.GatewaySetExpiryFinalizedParams{ExpiryFinalized: boolInt(finalized), ID: id})
+		return s.q.GatewaySetExpiryFinalized(ctx, tx, db.GatewaySetExpiryFinalizedParams{ExpiryFinalized: sqlnum.IntOf(boolInt(finalized)), ID: id})
 	})
-}
-
-// boolInt is a flag as SQLite stores it: 1 or 0.
-func boolInt(b bool) sqlnum.Int {
-	if b {
-		return sqlnum.IntOf(1)
-	}
-	return sqlnum.IntOf(0)
 }
 
 // GatewayListOptions select the sessions ListGatewaySessions returns.
@@ -134,7 +126,7 @@ func (s *Store) ListGatewaySessions(ctx context.Context, opts GatewayListOptions
 	defer wrap(&err, "list gateway sessions")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
 		rows, err := s.q.GatewaySessionList(ctx, q, db.GatewaySessionListParams{
-			Platform: nullable(opts.Platform), IncludeEnded: boolInt(opts.IncludeEnded).Int64,
+			Platform: nullable(opts.Platform), IncludeEnded: boolInt(opts.IncludeEnded),
 		})
 		if err != nil {
 			return nil, err
@@ -191,7 +183,7 @@ func (s *Store) FindSessionByOrigin(ctx context.Context, o Origin) (_ string, er
 	rows, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.GatewayOriginCandidatesRow, error) {
 		return s.q.GatewayOriginCandidates(ctx, q, db.GatewayOriginCandidatesParams{
 			Platform: o.Platform, ChatID: &o.ChatID,
-			MatchThread: boolInt(o.ThreadID != nil).Int64, ThreadID: deref(o.ThreadID),
+			MatchThread: boolInt(o.ThreadID != nil), ThreadID: deref(o.ThreadID),
 		})
 	})
 	if err != nil {

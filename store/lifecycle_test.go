@@ -173,7 +173,7 @@ func TestReadsRunBesideTheWriter(t *testing.T) {
 	<-inTx
 	readCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	n, err := s.q.SessionCount(readCtx, s.r)
+	n, err := s.CountSessions(readCtx, CountOptions{IncludeArchived: true})
 	close(release)
 	if err != nil || n != 1 {
 		t.Errorf("SessionCount during the write = %d, %v; want 1 (the committed state), no wait", n, err)

@@ -46,7 +46,7 @@ func TestLongIDsAndTitles(t *testing.T) {
 		notFound("EndSession", s.EndSession(ctx, id, "done"), ErrSessionNotFound)
 		notFound("ReopenSession", s.ReopenSession(ctx, id), ErrSessionNotFound)
 		notFound("UpdateSystemPrompt", s.UpdateSystemPrompt(ctx, id, "p"), ErrSessionNotFound)
-		notFound("UpdateTokenCounts", s.UpdateTokenCounts(ctx, id, TokenUpdate{InputTokens: 1}), ErrSessionNotFound)
+		notFound("UpdateSessionModel", s.UpdateSessionModel(ctx, id, "m"), ErrSessionNotFound)
 		notFound("SetSessionTitle", s.SetSessionTitle(ctx, id, "t"), ErrSessionNotFound)
 		notFound("ReplaceMessages", s.ReplaceMessages(ctx, id, nil), ErrSessionNotFound)
 		notFound("ClearMessages", s.ClearMessages(ctx, id), ErrSessionNotFound)

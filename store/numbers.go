@@ -125,3 +125,11 @@ func optionalRealColumn(v *float64, stored map[string]any, key string) sqlnum.Re
 	}
 	return realColumn(*v, stored, key)
 }
+
+// boolInt is b as SQLite stores a flag: 1 or 0.
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

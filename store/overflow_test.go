@@ -88,7 +88,12 @@ func TestCounterOverflowRefused(t *testing.T) {
 	if err := s.UpdateTokenCounts(ctx, "s1", TokenUpdate{Absolute: true, InputTokens: 1}); err != nil {
 		t.Errorf("absolute UpdateTokenCounts: %v", err)
 	}
-	if err := s.UpdateTokenCounts(ctx, "nope", TokenUpdate{InputTokens: 1}); !errors.Is(err, ErrSessionNotFound) {
-		t.Errorf("UpdateTokenCounts(unknown session) = %v, want ErrSessionNotFound", err)
+	// Upstream's update_token_counts creates a missing session (source
+	// "unknown") before counting on it.
+	if err := s.UpdateTokenCounts(ctx, "nope", TokenUpdate{InputTokens: 1}); err != nil {
+		t.Errorf("UpdateTokenCounts(unknown session) = %v, want nil (the session is created)", err)
+	}
+	if got := dbtest.Rows(t, s.r, "SELECT source, input_tokens FROM sessions WHERE id = 'nope'"); !cmp.Equal(got, [][]any{{"unknown", int64(1)}}) {
+		t.Errorf("created session (source, input_tokens) = %v, want [[unknown 1]]", got)
 	}
 }

@@ -23,18 +23,24 @@ type NewSession struct {
 	SystemPrompt    string
 	UserID          string
 	ParentSessionID string // must name an existing session
+	// SessionKey is the gateway's routing key; ChatID, ChatType and
+	// ThreadID the messaging peer the session started in (chat or room, dm
+	// or group, thread or topic).
+	SessionKey, ChatID, ChatType, ThreadID string
+	// Cwd is the frontend's working directory.
+	Cwd string
 }
 
 // CreateSession inserts a session started now and returns its id.
 //
 // It returns ErrSessionExists (which matches ErrExists) when the id exists
-// already: nothing changes, the existing row keeps its fields (the
-// original's create_session ignores the call silently; see
-// CreateSessionIfAbsent). It returns ErrParentNotFound when
-// ParentSessionID names no session, ErrInvalidJSON for a malformed
-// ModelConfig (or one nested deeper than Python reads), ErrInvalidText for
-// text that is not UTF-8, ErrBusy or ErrClosed; on error nothing is
-// written.
+// already: nothing changes, the existing row keeps its fields. Upstream's
+// create_session fills the existing row's NULL columns instead: that is
+// UpsertSession; CreateSessionIfAbsent is the v11 original's INSERT OR
+// IGNORE. It returns ErrParentNotFound when ParentSessionID names no
+// session, ErrInvalidJSON for a malformed ModelConfig (or one nested deeper
+// than Python reads), ErrInvalidText for text that is not UTF-8, ErrBusy or
+// ErrClosed; on error nothing is written.
 func (s *Store) CreateSession(ctx context.Context, n NewSession) (_ string, err error) {
 	defer wrapOn(&err, "create session", n.ID)
 	created, err := s.createSession(ctx, n)
@@ -47,10 +53,11 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (_ string, err 
 	return n.ID, nil
 }
 
-// CreateSessionIfAbsent is the original's create_session: it inserts a
+// CreateSessionIfAbsent is the v11 original's create_session: it inserts a
 // session started now unless the id exists, in which case nothing changes
 // and the first row wins (INSERT OR IGNORE). It reports whether it
-// created the session.
+// created the session. Upstream v21 fills the NULL columns of an existing
+// row instead (UpsertSession).
 //
 // It returns ErrParentNotFound, ErrInvalidJSON, ErrInvalidText, ErrBusy or
 // ErrClosed, as CreateSession; on error nothing is written.
@@ -61,27 +68,14 @@ func (s *Store) CreateSessionIfAbsent(ctx context.Context, n NewSession) (_ bool
 
 // createSession is CreateSessionIfAbsent.
 func (s *Store) createSession(ctx context.Context, n NewSession) (bool, error) {
-	if err := checkTexts("id", n.ID, "source", n.Source, "model", n.Model,
-		"system prompt", n.SystemPrompt, "user id", n.UserID, "parent session id", n.ParentSessionID); err != nil {
-		return false, err
-	}
-	cfg, _, err := encodeJSON("model config", n.ModelConfig)
+	p, err := s.newSessionParams(n)
 	if err != nil {
 		return false, err
 	}
 	var rows int64
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		var err error
-		rows, err = s.q.SessionCreate(ctx, tx, db.SessionCreateParams{
-			ID:              n.ID,
-			Source:          n.Source,
-			UserID:          nullable(n.UserID),
-			Model:           nullable(n.Model),
-			ModelConfig:     cfg,
-			SystemPrompt:    nullable(n.SystemPrompt),
-			ParentSessionID: nullable(n.ParentSessionID),
-			StartedAt:       sqlnum.RealOf(s.now()),
-		})
+		rows, err = s.q.SessionCreate(ctx, tx, db.SessionCreateParams(p))
 		if sqlite.IsForeignKey(err) {
 			return ErrParentNotFound
 		}
@@ -90,23 +84,98 @@ func (s *Store) createSession(ctx context.Context, n NewSession) (bool, error) {
 	return rows > 0, err
 }
 
-// EnsureSession creates a minimal session (source, model, started now) when
-// id does not exist, and never changes an existing one. An empty source is
-// stored as "unknown", the original's default.
+// UpsertSession is upstream's create_session (v21): it inserts a session
+// started now, or, when the id exists, fills only those of the row's
+// model, model_config, system_prompt, session_key, chat_id, chat_type,
+// thread_id, parent_session_id and cwd that are NULL, from n. The row's
+// source, user_id and started_at never change, so an agent's later call
+// enriches a bare gateway row without clobbering its source, and a bare
+// call never overwrites a model set earlier. It reports whether it created
+// the session.
+//
+// It returns ErrParentNotFound when it would set a parent that names no
+// session (a parent already set is kept and n's is then not checked),
+// ErrInvalidJSON, ErrInvalidText, ErrBusy or ErrClosed; on error nothing is
+// written.
+func (s *Store) UpsertSession(ctx context.Context, n NewSession) (_ bool, err error) {
+	defer wrapOn(&err, "upsert session", n.ID)
+	p, err := s.newSessionParams(n)
+	if err != nil {
+		return false, err
+	}
+	var created bool
+	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		var err error
+		created, err = s.upsertSession(ctx, tx, p)
+		return err
+	})
+	return created, err
+}
+
+// upsertSession runs the upsert in tx and reports whether it created the
+// row.
+func (s *Store) upsertSession(ctx context.Context, tx db.DBTX, p db.SessionUpsertParams) (bool, error) {
+	existed, err := s.q.SessionExists(ctx, tx, p.ID)
+	if err != nil {
+		return false, err
+	}
+	err = s.q.SessionUpsert(ctx, tx, p)
+	if sqlite.IsForeignKey(err) {
+		return false, ErrParentNotFound
+	}
+	return !existed && err == nil, err
+}
+
+// newSessionParams checks n and converts it to the row it writes (both
+// statements bind the same columns), started now.
+func (s *Store) newSessionParams(n NewSession) (db.SessionUpsertParams, error) {
+	if err := checkTexts("id", n.ID, "source", n.Source, "model", n.Model,
+		"system prompt", n.SystemPrompt, "user id", n.UserID, "parent session id", n.ParentSessionID,
+		"session key", n.SessionKey, "chat id", n.ChatID, "chat type", n.ChatType,
+		"thread id", n.ThreadID, "cwd", n.Cwd); err != nil {
+		return db.SessionUpsertParams{}, err
+	}
+	cfg, _, err := encodeJSON("model config", n.ModelConfig)
+	if err != nil {
+		return db.SessionUpsertParams{}, err
+	}
+	return db.SessionUpsertParams{
+		ID:              n.ID,
+		Source:          n.Source,
+		UserID:          nullable(n.UserID),
+		SessionKey:      nullable(n.SessionKey),
+		ChatID:          nullable(n.ChatID),
+		ChatType:        nullable(n.ChatType),
+		ThreadID:        nullable(n.ThreadID),
+		Model:           nullable(n.Model),
+		ModelConfig:     cfg,
+		SystemPrompt:    nullable(n.SystemPrompt),
+		ParentSessionID: nullable(n.ParentSessionID),
+		Cwd:             nullable(n.Cwd),
+		StartedAt:       sqlnum.RealOf(s.now()),
+	}, nil
+}
+
+// EnsureSession is upstream's ensure_session(id, source, model): the
+// upsert of UpsertSession with only a source and a model. It creates a
+// minimal session (source, model, started now) when id does not exist; an
+// existing session gets the model only when it has none, and nothing else
+// of it changes. An empty source is stored as "unknown", the original's
+// default. (Before schema v21 support it never changed an existing
+// session; upstream's ensure_session now fills a NULL model.)
 //
 // It returns ErrInvalidText, ErrBusy or ErrClosed.
 func (s *Store) EnsureSession(ctx context.Context, id, source, model string) (err error) {
 	defer wrapOn(&err, "ensure session", id)
-	if err := checkTexts("id", id, "source", source, "model", model); err != nil {
-		return err
-	}
 	if source == "" {
 		source = "unknown"
 	}
+	p, err := s.newSessionParams(NewSession{ID: id, Source: source, Model: model})
+	if err != nil {
+		return err
+	}
 	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
-		_, err := s.q.SessionEnsure(ctx, tx, db.SessionEnsureParams{
-			ID: id, Source: source, Model: nullable(model), StartedAt: sqlnum.RealOf(s.now()),
-		})
+		_, err := s.upsertSession(ctx, tx, p)
 		return err
 	})
 }
@@ -247,24 +316,6 @@ func (s *Store) ambiguous(ctx context.Context, q db.DBTX, prefix string, ids []s
 		e.Candidates = append(e.Candidates, *sess)
 	}
 	return e
-}
-
-// SessionCount counts sessions: of one source, or all when source is "".
-//
-// It returns ErrClosed.
-func (s *Store) SessionCount(ctx context.Context, source string) (_ int64, err error) {
-	defer wrap(&err, "count sessions")
-	return s.sessionCount(ctx, source)
-}
-
-// sessionCount is SessionCount.
-func (s *Store) sessionCount(ctx context.Context, source string) (int64, error) {
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
-		if source == "" {
-			return s.q.SessionCount(ctx, q)
-		}
-		return s.q.SessionCountBySource(ctx, q, source)
-	})
 }
 
 // now is the store clock as a Timestamp.

@@ -202,6 +202,13 @@ func TestPlainSQLReader(t *testing.T) {
 			"billing_mode": sqlNull, "estimated_cost_usd": sqlNull, "actual_cost_usd": sqlNull,
 			"cost_status": sqlNull, "cost_source": sqlNull, "pricing_version": sqlNull, "title": sqlNull,
 			"api_call_count": sqlInt(0),
+			// v12-v21 columns, as a fresh v21 file holds them.
+			"session_key": sqlNull, "chat_id": sqlNull, "chat_type": sqlNull, "thread_id": sqlNull,
+			"display_name": sqlNull, "origin_json": sqlNull, "expiry_finalized": sqlInt(0),
+			"cwd": sqlNull, "git_branch": sqlNull, "git_repo_root": sqlNull,
+			"handoff_state": sqlNull, "handoff_platform": sqlNull, "handoff_error": sqlNull,
+			"compression_failure_cooldown_until": sqlNull, "compression_failure_error": sqlNull,
+			"compression_fallback_streak": sqlInt(0), "rewind_count": sqlInt(0), "archived": sqlInt(0),
 		}
 		for k, v := range over {
 			if _, ok := row[k]; !ok {
@@ -213,7 +220,10 @@ func TestPlainSQLReader(t *testing.T) {
 	}
 	wantSessions := map[string]map[string]sqlCell{
 		"full": session("full", "telegram", 1767225600.123456, map[string]sqlCell{
-			"user_id": sqlText("u-42"), "model": sqlText("anthropic/claude-sonnet-4.6"),
+			// v21's first accounted route: the first counted call's model
+			// and route replace the requested ones (c2a3b9ce5 gives the
+			// same row for these calls).
+			"user_id": sqlText("u-42"), "model": sqlText("other-model"),
 			"model_config": sqlText(`{"temperature": 0.5, "max_tokens": 4096}`), "system_prompt": sqlText("You are Hermes."),
 			"ended_at": sqlReal(1767225700.5), "end_reason": sqlText("user_exit"),
 			"message_count": sqlInt(7), "tool_call_count": sqlInt(3), "input_tokens": sqlInt(120), "output_tokens": sqlInt(55),
