@@ -25,6 +25,32 @@ func (q *Queries) ExportCount(ctx context.Context, db DBTX, source interface{}) 
 	return count, err
 }
 
+const importClosesCycle = `-- name: ImportClosesCycle :one
+WITH RECURSIVE up(id) AS (
+    SELECT CAST(?2 AS TEXT)
+    UNION
+    SELECT s.parent_session_id FROM up JOIN sessions s ON s.id = up.id
+    WHERE s.parent_session_id IS NOT NULL
+)
+SELECT EXISTS (SELECT 1 FROM up WHERE id = CAST(?1 AS TEXT))
+`
+
+type ImportClosesCycleParams struct {
+	Child  string
+	Parent string
+}
+
+// ImportClosesCycle reports whether making an imported session child a
+// child of parent would close a cycle: whether child is parent or one of
+// parent's ancestors. UNION (not UNION ALL) stops the walk on a cycle
+// already in the file.
+func (q *Queries) ImportClosesCycle(ctx context.Context, db DBTX, arg ImportClosesCycleParams) (bool, error) {
+	row := db.QueryRowContext(ctx, importClosesCycle, arg.Child, arg.Parent)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const messageActiveHead = `-- name: MessageActiveHead :one
 SELECT id FROM messages WHERE session_id = ?1 AND active = 1
 ORDER BY id DESC LIMIT 1

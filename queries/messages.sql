@@ -94,6 +94,19 @@ INSERT INTO messages (
     @active, @compacted
 );
 
+-- ImportClosesCycle reports whether making an imported session child a
+-- child of parent would close a cycle: whether child is parent or one of
+-- parent's ancestors. UNION (not UNION ALL) stops the walk on a cycle
+-- already in the file.
+-- name: ImportClosesCycle :one
+WITH RECURSIVE up(id) AS (
+    SELECT CAST(@parent AS TEXT)
+    UNION
+    SELECT s.parent_session_id FROM up JOIN sessions s ON s.id = up.id
+    WHERE s.parent_session_id IS NOT NULL
+)
+SELECT EXISTS (SELECT 1 FROM up WHERE id = CAST(@child AS TEXT));
+
 -- MessageIDsTaken counts how many of a list of message ids (a JSON array)
 -- are already in use.
 -- name: MessageIDsTaken :one

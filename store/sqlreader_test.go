@@ -202,6 +202,12 @@ func TestPlainSQLReader(t *testing.T) {
 			"billing_mode": sqlNull, "estimated_cost_usd": sqlNull, "actual_cost_usd": sqlNull,
 			"cost_status": sqlNull, "cost_source": sqlNull, "pricing_version": sqlNull, "title": sqlNull,
 			"api_call_count": sqlInt(0),
+			// The v21 columns (upstream c2a3b9ce5), at their defaults.
+			"session_key": sqlNull, "chat_id": sqlNull, "chat_type": sqlNull, "thread_id": sqlNull,
+			"display_name": sqlNull, "origin_json": sqlNull, "expiry_finalized": sqlInt(0), "cwd": sqlNull,
+			"git_branch": sqlNull, "git_repo_root": sqlNull, "handoff_state": sqlNull, "handoff_platform": sqlNull,
+			"handoff_error": sqlNull, "compression_failure_cooldown_until": sqlNull, "compression_failure_error": sqlNull,
+			"compression_fallback_streak": sqlInt(0), "rewind_count": sqlInt(0), "archived": sqlInt(0),
 		}
 		for k, v := range over {
 			if _, ok := row[k]; !ok {
@@ -242,6 +248,10 @@ func TestPlainSQLReader(t *testing.T) {
 			"tool_call_id": sqlNull, "tool_calls": sqlNull, "tool_name": sqlNull, "timestamp": sqlReal(ts),
 			"token_count": sqlNull, "finish_reason": sqlNull, "reasoning": sqlNull, "reasoning_content": sqlNull,
 			"reasoning_details": sqlNull, "codex_reasoning_items": sqlNull, "codex_message_items": sqlNull,
+			// The v21 columns: active and observed written explicitly, as
+			// upstream c2a3b9ce5's INSERT does.
+			"effect_disposition": sqlNull, "platform_message_id": sqlNull, "observed": sqlInt(0),
+			"active": sqlInt(1), "compacted": sqlInt(0),
 		}
 		for k, v := range over {
 			if _, ok := row[k]; !ok {

@@ -594,3 +594,88 @@ func hexOf(s string) string {
 	}
 	return string(out)
 }
+
+// upstream: TestGetMessagesPagination (every test, one subtest each)
+func TestUpstreamGetMessagesPagination(t *testing.T) {
+	t.Parallel()
+	seed := func(t *testing.T, n int) *Store {
+		s, _ := openStore(t, quick(nil))
+		seedAlternating(t, s, "s1", n, "msg-%d")
+		return s
+	}
+	page := func(t *testing.T, s *Store, opts MessageOptions) []string {
+		t.Helper()
+		msgs, err := s.GetMessagesWith(t.Context(), "s1", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, m := range msgs {
+			out = append(out, deref(m.Content))
+		}
+		return out
+	}
+	texts := func(from, to int) []string {
+		out := []string{}
+		for i := from; i < to; i++ {
+			out = append(out, fmt.Sprintf("msg-%d", i))
+		}
+		return out
+	}
+
+	// upstream: TestGetMessagesPagination::test_default_returns_all_messages
+	t.Run("DefaultReturnsAllMessages", func(t *testing.T) {
+		t.Parallel()
+		s := seed(t, 10)
+		if diff := cmp.Diff(texts(0, 10), page(t, s, MessageOptions{})); diff != "" {
+			t.Errorf("messages (-want +got):\n%s", diff)
+		}
+	})
+
+	// upstream: TestGetMessagesPagination::test_limit_pages_in_insertion_order
+	t.Run("LimitPagesInInsertionOrder", func(t *testing.T) {
+		t.Parallel()
+		s := seed(t, 10)
+		got := [][]string{
+			page(t, s, MessageOptions{Limit: 4}),
+			page(t, s, MessageOptions{Limit: 4, Offset: 4}),
+			page(t, s, MessageOptions{Limit: 4, Offset: 8}),
+		}
+		if diff := cmp.Diff([][]string{texts(0, 4), texts(4, 8), texts(8, 10)}, got); diff != "" {
+			t.Errorf("pages (-want +got):\n%s", diff)
+		}
+	})
+
+	// upstream: TestGetMessagesPagination::test_offset_past_end_returns_empty
+	t.Run("OffsetPastEndReturnsEmpty", func(t *testing.T) {
+		t.Parallel()
+		s := seed(t, 3)
+		if got := page(t, s, MessageOptions{Limit: 5, Offset: 10}); len(got) != 0 {
+			t.Errorf("page = %v, want none", got)
+		}
+	})
+
+	// upstream: TestGetMessagesPagination::test_pagination_respects_active_flag
+	t.Run("PaginationRespectsActiveFlag", func(t *testing.T) {
+		t.Parallel()
+		s := seed(t, 6)
+		execSQL(t, s, `UPDATE messages SET active = 0 WHERE session_id = 's1'
+			AND id IN (SELECT id FROM messages WHERE session_id = 's1' ORDER BY id LIMIT 2)`)
+		if diff := cmp.Diff(texts(2, 5), page(t, s, MessageOptions{Limit: 3})); diff != "" {
+			t.Errorf("page (-want +got):\n%s", diff)
+		}
+		// With the inactive rows, they take their slots again.
+		if diff := cmp.Diff(texts(0, 3), page(t, s, MessageOptions{Limit: 3, IncludeInactive: true})); diff != "" {
+			t.Errorf("page with inactive rows (-want +got):\n%s", diff)
+		}
+	})
+
+	// upstream: TestGetMessagesPagination::test_offset_without_limit_pages
+	t.Run("OffsetWithoutLimitPages", func(t *testing.T) {
+		t.Parallel()
+		s := seed(t, 5)
+		if diff := cmp.Diff(texts(3, 5), page(t, s, MessageOptions{Offset: 3})); diff != "" {
+			t.Errorf("messages (-want +got):\n%s", diff)
+		}
+	})
+}
