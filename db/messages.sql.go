@@ -713,10 +713,73 @@ type MessagePageParams struct {
 }
 
 // MessagePage is one keyset page of a session's live messages in id order:
-// the ones after after_id. Every page costs the same however deep into a
-// long history it is.
+// the ones after after_id. SQLite reads it through the session's index
+// entries and sorts them by id: cheap for the first page, and for a
+// session of fewer rows than a page the only one (see MessagePageAfter).
 func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParams) ([]Message, error) {
 	rows, err := db.QueryContext(ctx, messagePage, arg.SessionID, arg.AfterID, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.EffectDisposition,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messagePageAfter = `-- name: MessagePageAfter :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
+WHERE id > ?1 AND +session_id = ?2 AND active = 1
+ORDER BY id
+LIMIT ?3
+`
+
+type MessagePageAfterParams struct {
+	AfterID   int64
+	SessionID string
+	Limit     int64
+}
+
+// MessagePageAfter is MessagePage for the pages after the first: it walks
+// the table in id order from after_id (the unary + keeps SQLite off the
+// session index, which would sort every remaining row of the session for
+// each page: quadratic in a 300,000-message session), so a page costs the
+// rows between its boundaries, whatever the session's size.
+func (q *Queries) MessagePageAfter(ctx context.Context, db DBTX, arg MessagePageAfterParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messagePageAfter, arg.AfterID, arg.SessionID, arg.Limit)
 	if err != nil {
 		return nil, err
 	}

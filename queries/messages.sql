@@ -29,11 +29,23 @@ ORDER BY id
 LIMIT @limit OFFSET @offset;
 
 -- MessagePage is one keyset page of a session's live messages in id order:
--- the ones after after_id. Every page costs the same however deep into a
--- long history it is.
+-- the ones after after_id. SQLite reads it through the session's index
+-- entries and sorts them by id: cheap for the first page, and for a
+-- session of fewer rows than a page the only one (see MessagePageAfter).
 -- name: MessagePage :many
 SELECT * FROM messages
 WHERE session_id = @session_id AND active = 1 AND id > @after_id
+ORDER BY id
+LIMIT @limit;
+
+-- MessagePageAfter is MessagePage for the pages after the first: it walks
+-- the table in id order from after_id (the unary + keeps SQLite off the
+-- session index, which would sort every remaining row of the session for
+-- each page: quadratic in a 300,000-message session), so a page costs the
+-- rows between its boundaries, whatever the session's size.
+-- name: MessagePageAfter :many
+SELECT * FROM messages
+WHERE id > @after_id AND +session_id = @session_id AND active = 1
 ORDER BY id
 LIMIT @limit;
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/hermesstate/hermesstate/internal/pyjson"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
+	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
 // ConversationMessage is a message shaped for replay to a model, as the
@@ -84,13 +86,20 @@ func (m ConversationMessage) MarshalJSON() (_ []byte, err error) {
 		CodexReasoningItems: m.CodexReasoningItems, CodexMessageItems: m.CodexMessageItems,
 	}
 	if c.Content == nil {
-		text, err := json.Marshal(m.Content)
-		if err != nil {
-			return nil, err
+		c.Content = json.RawMessage("null")
+		if m.Content != nil {
+			c.Content = transfer.AppendString(nil, *m.Content)
 		}
-		c.Content = text
 	}
-	return json.Marshal(c)
+	// HTML characters are left as they are: the encoder that called
+	// MarshalJSON escapes them or not, as it was told.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // NewMessage returns m as a message to append or to pass to

@@ -278,9 +278,9 @@ const messagePageSize = 500
 // ErrClosed.
 func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) (err error) {
 	defer wrapOn(&err, "read messages of", id)
-	page := func(ctx context.Context, p db.MessagePageParams) ([]db.Message, error) {
+	page := func(ctx context.Context, p db.MessagePageParams, first bool) ([]db.Message, error) {
 		return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
-			return s.q.MessagePage(ctx, q, p)
+			return s.messagePage(ctx, q, p, first)
 		})
 	}
 	return eachMessagePage(ctx, id, page, func(r db.Message) error { return fn(messageFromDB(r)) })
@@ -289,21 +289,32 @@ func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) err
 // eachMessageIn is EachMessage's walk inside the read transaction q: every
 // page from q's one snapshot (the export's).
 func (s *Store) eachMessageIn(ctx context.Context, q db.DBTX, id string, fn func(db.Message) error) error {
-	page := func(ctx context.Context, p db.MessagePageParams) ([]db.Message, error) {
-		return s.q.MessagePage(ctx, q, p)
+	page := func(ctx context.Context, p db.MessagePageParams, first bool) ([]db.Message, error) {
+		return s.messagePage(ctx, q, p, first)
 	}
 	return eachMessagePage(ctx, id, page, fn)
 }
 
+// messagePage reads one page: the first through the session's index
+// (MessagePage), the next ones in id order from the last (MessagePageAfter),
+// so that a short session costs one small index read and a long one a
+// walk of the table, never a sort of its remaining rows per page.
+func (s *Store) messagePage(ctx context.Context, q db.DBTX, p db.MessagePageParams, first bool) ([]db.Message, error) {
+	if first {
+		return s.q.MessagePage(ctx, q, p)
+	}
+	return s.q.MessagePageAfter(ctx, q, db.MessagePageAfterParams{AfterID: p.AfterID, SessionID: p.SessionID, Limit: p.Limit})
+}
+
 // eachMessagePage calls fn with session id's live rows in id order,
 // reading them with page in keyset pages of messagePageSize: the one path
-// that streams messages, whatever reads the pages. The generated
-// MessagePage selects every column of the table, so a row always carries
-// all of them. The first page starts before every id.
-func eachMessagePage(ctx context.Context, id string, page func(context.Context, db.MessagePageParams) ([]db.Message, error), fn func(db.Message) error) error {
+// that streams messages, whatever reads the pages. The generated queries
+// select every column of the table, so a row always carries all of them.
+// The first page starts before every id.
+func eachMessagePage(ctx context.Context, id string, page func(context.Context, db.MessagePageParams, bool) ([]db.Message, error), fn func(db.Message) error) error {
 	after := db.MessagePageParams{SessionID: id, AfterID: math.MinInt64, Limit: messagePageSize}
-	for {
-		rows, err := page(ctx, after)
+	for first := true; ; first = false {
+		rows, err := page(ctx, after, first)
 		if err != nil {
 			return err
 		}

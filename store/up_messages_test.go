@@ -5,6 +5,7 @@ package store
 // upstream's order. See docs/upstream-tests/messages.md.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -678,4 +679,29 @@ func TestUpstreamGetMessagesPagination(t *testing.T) {
 			t.Errorf("messages (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestConversationJSONLeavesHTMLToTheEncoder: a conversation message's
+// JSON form escapes <, > and & only when the encoder asks for it (the
+// command line's JSON does not), as encoding/json does for a plain struct;
+// structured content is a JSON value.
+func TestConversationJSONLeavesHTMLToTheEncoder(t *testing.T) {
+	t.Parallel()
+	m := ConversationMessage{Role: "user", Content: new("<b> & \u2028"), Timestamp: 1.5}
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ got, want string }{
+		{string(mustJSON(t, m)), `{"role":"user","content":"\u003cb\u003e \u0026 \u2028","timestamp":1.5}`},
+		{plain.String(), `{"role":"user","content":"<b> & \u2028","timestamp":1.5}` + "\n"},
+		{string(mustJSON(t, ConversationMessage{Role: "user", ContentJSON: json.RawMessage(`[{"type": "text"}]`)})), `{"role":"user","content":[{"type":"text"}]}`},
+		{string(mustJSON(t, ConversationMessage{Role: "assistant"})), `{"role":"assistant","content":null}`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("JSON = %s, want %s", tc.got, tc.want)
+		}
+	}
 }

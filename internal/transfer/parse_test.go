@@ -22,6 +22,10 @@ func withMessage(fields string) string {
 
 // TestParseRefusals: every record Parse refuses, with the exact text of
 // the error and the sentinel it matches.
+//
+// upstream: TestDeleteAndExport::test_import_sessions_rejects_invalid_metadata
+// (its four cases: ModelConfigNotJSON, UserIDAnObject, MessageWithoutRole,
+// MessageRoleNull)
 func TestParseRefusals(t *testing.T) {
 	t.Parallel()
 	deep := strings.Repeat("[", 513) + strings.Repeat("]", 513)
@@ -38,6 +42,8 @@ func TestParseRefusals(t *testing.T) {
 		{"MessagesNotAList", `{` + head + `, "messages": {}}`, `not a session object: json: cannot unmarshal object into Go struct field exportLine.messages of type []transfer.exportMessage`, nil},
 		{"MessageIDNotAnInteger", withMessage(`, "id": 1.5`), `not a session object: json: cannot unmarshal number 1.5 into Go struct field exportMessage.messages.id of type int64`, nil},
 		{"TokenCountAList", withMessage(`, "token_count": [1]`), `not a session object: json: cannot unmarshal array into Go struct field exportMessage.messages.token_count of type int64`, nil},
+		{"UserIDAnObject", `{` + head + `, "user_id": {"not": "text"}}`, `not a session object: json: cannot unmarshal object into Go struct field exportLine.user_id of type string`, nil},
+		{"MessageRoleNull", `{` + head + `, "messages": [{"role": null, "content": "x", "timestamp": 1}]}`, `message 1: "role" is missing or empty`, nil},
 		{"Null", `null`, `"id" is missing or empty`, nil},
 		{"MissingID", `{"source": "cli", "started_at": 1}`, `"id" is missing or empty`, nil},
 		{"EmptyID", `{"id": "", "source": "cli", "started_at": 1}`, `"id" is missing or empty`, nil},
