@@ -15,7 +15,7 @@ import (
 
 // MessageWindow is a window of messages around an anchor.
 type MessageWindow struct {
-	// Messages are the window, oldest first: up to the window's size of
+	// Messages are the window, in id order: up to the window's size of
 	// messages before the anchor, the anchor, up to that many after.
 	Messages []Message
 	// Before and After count the messages of the window before and after
@@ -83,8 +83,8 @@ func DefaultAnchoredView() AnchoredViewOptions {
 type AnchoredView struct {
 	MessageWindow
 	// BookendStart are the session's first messages with content (of the
-	// roles kept) before the window, oldest first; BookendEnd its last
-	// ones after the window, oldest first. A bookend never overlaps the
+	// roles kept) before the window, in id order; BookendEnd its last
+	// ones after the window, in id order. A bookend never overlaps the
 	// window, so near an end of the session it is shorter or empty.
 	BookendStart, BookendEnd []Message
 }

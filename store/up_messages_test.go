@@ -130,13 +130,29 @@ func TestUpstreamMessageStorage(t *testing.T) {
 	t.Run("AppendMessageActiveOneWhenColumnHasNoDefault", func(t *testing.T) {
 		t.Parallel()
 		s := openAt(t, legacyFile(t, 11), nil)
+		// The column keeps no default after the upgrade (upstream's
+		// reconcile never rebuilds a column): only the INSERT's explicit
+		// active = 1 makes the row live.
+		if got := dbtest.Rows(t, s.w, "SELECT dflt_value FROM pragma_table_info('messages') WHERE name = 'active'"); !cmp.Equal(got, [][]any{{nil}}) {
+			t.Fatalf("active's default = %v, want none (the legacy file's)", got)
+		}
 		id := mustAppend(t, s, "s1", NewMessage{Role: "user", Content: new("gateway turn")})
+		if err := s.ReplaceMessages(ctx, "s1", []NewMessage{{Role: "user", Content: new("replaced")}, {Role: "assistant", Content: new("ok")}}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.ArchiveAndCompact(ctx, "s1", []NewMessage{{Role: "user", Content: new("summary")}}); err != nil || n != 1 {
+			t.Fatalf("ArchiveAndCompact = %d, %v", n, err)
+		}
+		if got := dbtest.Values[int64](t, s.w, "SELECT active FROM messages ORDER BY id"); !cmp.Equal(got, []int64{0, 0, 1}) {
+			t.Errorf("active after replace and compaction = %v, want [0 0 1]", got)
+		}
+		id = mustAppend(t, s, "s1", NewMessage{Role: "user", Content: new("gateway turn")})
 		got := dbtest.Values[int64](t, s.w, "SELECT active FROM messages WHERE id = ?", id)
 		if diff := cmp.Diff([]int64{1}, got); diff != "" {
 			t.Errorf("active (-want +got):\n%s", diff)
 		}
-		if n := len(conversationOf(t, s, "s1", false)); n != 1 {
-			t.Errorf("len(conversation) = %d, want 1", n)
+		if n := len(conversationOf(t, s, "s1", false)); n != 2 {
+			t.Errorf("len(conversation) = %d, want 2 (the summary and the turn)", n)
 		}
 	})
 
