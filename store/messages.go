@@ -217,7 +217,8 @@ type MessageOptions struct {
 	// IncludeInactive returns rewound and compaction-archived messages
 	// too (active = 0), in their place.
 	IncludeInactive bool
-	// Limit returns at most this many messages; 0 or negative: all.
+	// Limit returns at most this many messages; 0 or negative: all (Go's
+	// zero value; upstream's limit=0 returns none, and None all).
 	Limit int
 	// Offset skips this many messages first (0 or negative: none).
 	Offset int

@@ -176,7 +176,8 @@ func sessionFromDB(r db.Session) Session {
 
 // Message is one row of the messages table, as GetMessages returns it
 // (get_messages upstream), its fields in the column order of a file
-// upstream created.
+// upstream created. Its JSON form (MarshalJSON) is upstream's get_messages
+// row: every column, structured content decoded.
 type Message struct {
 	ID        int64  `json:"id"`
 	SessionID string `json:"session_id"`
