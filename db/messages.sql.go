@@ -11,22 +11,288 @@ import (
 	sqlnum "github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
+const exportCount = `-- name: ExportCount :one
+SELECT COUNT(*) FROM sessions WHERE ?1 IS NULL OR source = ?1
+`
+
+// ExportCount counts the sessions an export of every session (source
+// NULL) or of one source writes: archived and delegate sessions included,
+// as upstream's export_all lists them.
+func (q *Queries) ExportCount(ctx context.Context, db DBTX, source interface{}) (int64, error) {
+	row := db.QueryRowContext(ctx, exportCount, source)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const importClosesCycle = `-- name: ImportClosesCycle :one
+WITH RECURSIVE up(id) AS (
+    SELECT CAST(?2 AS TEXT)
+    UNION
+    SELECT s.parent_session_id FROM up JOIN sessions s ON s.id = up.id
+    WHERE s.parent_session_id IS NOT NULL
+)
+SELECT EXISTS (SELECT 1 FROM up WHERE id = CAST(?1 AS TEXT))
+`
+
+type ImportClosesCycleParams struct {
+	Child  string
+	Parent string
+}
+
+// ImportClosesCycle reports whether making an imported session child a
+// child of parent would close a cycle: whether child is parent or one of
+// parent's ancestors. UNION (not UNION ALL) stops the walk on a cycle
+// already in the file.
+func (q *Queries) ImportClosesCycle(ctx context.Context, db DBTX, arg ImportClosesCycleParams) (bool, error) {
+	row := db.QueryRowContext(ctx, importClosesCycle, arg.Child, arg.Parent)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const messageActiveHead = `-- name: MessageActiveHead :one
+SELECT id FROM messages WHERE session_id = ?1 AND active = 1
+ORDER BY id DESC LIMIT 1
+`
+
+// MessageActiveHead is the id of a session's newest live message.
+func (q *Queries) MessageActiveHead(ctx context.Context, db DBTX, sessionID string) (int64, error) {
+	row := db.QueryRowContext(ctx, messageActiveHead, sessionID)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
+const messageAfter = `-- name: MessageAfter :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE session_id = ?1 AND id > ?2
+ORDER BY id LIMIT ?3
+`
+
+type MessageAfterParams struct {
+	SessionID string
+	ID        int64
+	Limit     int64
+}
+
+// MessageAfter reads a session's messages after id, oldest first, at most
+// limit: an anchored window's rows after the anchor.
+func (q *Queries) MessageAfter(ctx context.Context, db DBTX, arg MessageAfterParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messageAfter, arg.SessionID, arg.ID, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.EffectDisposition,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messageArchiveActive = `-- name: MessageArchiveActive :execrows
+UPDATE messages SET active = 0, compacted = 1
+WHERE session_id = ?1 AND active = 1
+`
+
+// MessageArchiveActive summarises a session's live messages away: hidden
+// from replays (active = 0) but still found by search (compacted = 1).
+func (q *Queries) MessageArchiveActive(ctx context.Context, db DBTX, sessionID string) (int64, error) {
+	result, err := db.ExecContext(ctx, messageArchiveActive, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const messageBookendEnd = `-- name: MessageBookendEnd :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
+WHERE session_id = ?1 AND id > ?2
+  AND (CAST(?3 AS INTEGER) OR role IN (SELECT value FROM json_each(?4)))
+  AND length(content) > 0
+ORDER BY id DESC LIMIT ?5
+`
+
+type MessageBookendEndParams struct {
+	SessionID string
+	ID        int64
+	AllRoles  int64
+	Roles     interface{}
+	Limit     int64
+}
+
+// MessageBookendEnd is MessageBookendStart at the session's end: the last
+// messages after id, newest first.
+func (q *Queries) MessageBookendEnd(ctx context.Context, db DBTX, arg MessageBookendEndParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messageBookendEnd,
+		arg.SessionID,
+		arg.ID,
+		arg.AllRoles,
+		arg.Roles,
+		arg.Limit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.EffectDisposition,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messageBookendStart = `-- name: MessageBookendStart :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
+WHERE session_id = ?1 AND id < ?2
+  AND (CAST(?3 AS INTEGER) OR role IN (SELECT value FROM json_each(?4)))
+  AND length(content) > 0
+ORDER BY id LIMIT ?5
+`
+
+type MessageBookendStartParams struct {
+	SessionID string
+	ID        int64
+	AllRoles  int64
+	Roles     interface{}
+	Limit     int64
+}
+
+// MessageBookendStart reads the first messages of a session before id
+// whose content has a length (length() stops at a NUL, so structured
+// content, which starts with one, never qualifies), of the roles in the
+// JSON array roles unless all_roles; oldest first, at most limit.
+func (q *Queries) MessageBookendStart(ctx context.Context, db DBTX, arg MessageBookendStartParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messageBookendStart,
+		arg.SessionID,
+		arg.ID,
+		arg.AllRoles,
+		arg.Roles,
+		arg.Limit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.EffectDisposition,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const messageConversation = `-- name: MessageConversation :many
 WITH RECURSIVE lineage(id, depth) AS (
-    SELECT CAST(?1 AS TEXT), 0
+    SELECT CAST(?2 AS TEXT), 0
     UNION ALL
     SELECT s.parent_session_id, l.depth + 1
     FROM lineage l JOIN sessions s ON s.id = l.id
-    WHERE CAST(?2 AS INTEGER) AND s.parent_session_id IS NOT NULL AND l.depth < 100
+    WHERE CAST(?3 AS INTEGER) AND s.parent_session_id IS NOT NULL AND l.depth < 99
 )
-SELECT role, content, tool_call_id, tool_calls, tool_name, reasoning, reasoning_content,
-    reasoning_details, codex_reasoning_items, codex_message_items
+SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
+    finish_reason, reasoning, reasoning_content, reasoning_details,
+    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
 FROM messages
 WHERE session_id IN (SELECT id FROM lineage)
-ORDER BY timestamp, id
+  AND (CAST(?1 AS INTEGER) OR active = 1)
+ORDER BY id
 `
 
 type MessageConversationParams struct {
+	IncludeInactive  int64
 	SessionID        string
 	IncludeAncestors int64
 }
@@ -37,18 +303,24 @@ type MessageConversationRow struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
+	EffectDisposition   *string
+	FinishReason        *string
 	Reasoning           *string
 	ReasoningContent    *string
 	ReasoningDetails    *string
 	CodexReasoningItems *string
 	CodexMessageItems   *string
+	PlatformMessageID   *string
+	Observed            sqlnum.Int
+	Timestamp           sqlnum.Real
 }
 
 // MessageConversation reads what conversation replay needs of one session
-// or, with include_ancestors, of the session and every ancestor (at most 100
-// hops up), in one global (timestamp, id) order.
+// or, with include_ancestors, of the session and its ancestors (100
+// sessions at most, as upstream walks them), in one global id order; the
+// live messages only unless include_inactive.
 func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageConversationParams) ([]MessageConversationRow, error) {
-	rows, err := db.QueryContext(ctx, messageConversation, arg.SessionID, arg.IncludeAncestors)
+	rows, err := db.QueryContext(ctx, messageConversation, arg.IncludeInactive, arg.SessionID, arg.IncludeAncestors)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +334,16 @@ func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageC
 			&i.ToolCallID,
 			&i.ToolCalls,
 			&i.ToolName,
+			&i.EffectDisposition,
+			&i.FinishReason,
 			&i.Reasoning,
 			&i.ReasoningContent,
 			&i.ReasoningDetails,
 			&i.CodexReasoningItems,
 			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Timestamp,
 		); err != nil {
 			return nil, err
 		}
@@ -105,6 +382,20 @@ func (q *Queries) MessageCountBySession(ctx context.Context, db DBTX, sessionID 
 	return count, err
 }
 
+const messageDeleteActive = `-- name: MessageDeleteActive :execrows
+DELETE FROM messages WHERE session_id = ?1 AND active = 1
+`
+
+// MessageDeleteActive deletes one session's live messages only, keeping
+// rewound and compaction-archived rows (replace_messages(active_only=True)).
+func (q *Queries) MessageDeleteActive(ctx context.Context, db DBTX, sessionID string) (int64, error) {
+	result, err := db.ExecContext(ctx, messageDeleteActive, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
 const messageDeleteBySession = `-- name: MessageDeleteBySession :execrows
 DELETE FROM messages WHERE session_id = ?1
 `
@@ -117,6 +408,41 @@ func (q *Queries) MessageDeleteBySession(ctx context.Context, db DBTX, sessionID
 		return 0, err
 	}
 	return result.RowsAffected()
+}
+
+const messageHasInactive = `-- name: MessageHasInactive :one
+SELECT EXISTS (SELECT 1 FROM messages WHERE session_id = ?1 AND active = 0)
+`
+
+// MessageHasInactive reports whether a session has a rewound or
+// compaction-archived message.
+func (q *Queries) MessageHasInactive(ctx context.Context, db DBTX, sessionID string) (bool, error) {
+	row := db.QueryRowContext(ctx, messageHasInactive, sessionID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const messageHasPlatformID = `-- name: MessageHasPlatformID :one
+SELECT EXISTS (
+    SELECT 1 FROM messages
+    WHERE session_id = ?1 AND platform_message_id = ?2
+)
+`
+
+type MessageHasPlatformIDParams struct {
+	SessionID         string
+	PlatformMessageID *string
+}
+
+// MessageHasPlatformID reports whether a session has a message with a
+// platform message id (any active state), through the partial index
+// idx_messages_platform_msg_id.
+func (q *Queries) MessageHasPlatformID(ctx context.Context, db DBTX, arg MessageHasPlatformIDParams) (bool, error) {
+	row := db.QueryRowContext(ctx, messageHasPlatformID, arg.SessionID, arg.PlatformMessageID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const messageIDsTaken = `-- name: MessageIDsTaken :one
@@ -201,15 +527,55 @@ func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportP
 	return err
 }
 
+const messageInSession = `-- name: MessageInSession :one
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE id = ?1 AND session_id = ?2
+`
+
+type MessageInSessionParams struct {
+	ID        int64
+	SessionID string
+}
+
+// MessageInSession reads one message of one session (any active state).
+func (q *Queries) MessageInSession(ctx context.Context, db DBTX, arg MessageInSessionParams) (Message, error) {
+	row := db.QueryRowContext(ctx, messageInSession, arg.ID, arg.SessionID)
+	var i Message
+	err := row.Scan(
+		&i.ID,
+		&i.SessionID,
+		&i.Role,
+		&i.Content,
+		&i.ToolCallID,
+		&i.ToolCalls,
+		&i.ToolName,
+		&i.EffectDisposition,
+		&i.Timestamp,
+		&i.TokenCount,
+		&i.FinishReason,
+		&i.Reasoning,
+		&i.ReasoningContent,
+		&i.ReasoningDetails,
+		&i.CodexReasoningItems,
+		&i.CodexMessageItems,
+		&i.PlatformMessageID,
+		&i.Observed,
+		&i.Active,
+		&i.Compacted,
+	)
+	return i, err
+}
+
 const messageInsert = `-- name: MessageInsert :execlastid
 INSERT INTO messages (
-    session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-    token_count, finish_reason, reasoning, reasoning_content, reasoning_details,
-    codex_reasoning_items, codex_message_items
+    session_id, role, content, tool_call_id, tool_calls, tool_name,
+    effect_disposition, timestamp, token_count, finish_reason, reasoning,
+    reasoning_content, reasoning_details, codex_reasoning_items,
+    codex_message_items, platform_message_id, observed, active, compacted
 ) VALUES (
-    ?1, ?2, ?3, ?4, ?5, ?6, ?7,
-    ?8, ?9, ?10, ?11, ?12,
-    ?13, ?14
+    ?1, ?2, ?3, ?4, ?5, ?6,
+    ?7, ?8, ?9, ?10, ?11,
+    ?12, ?13, ?14,
+    ?15, ?16, ?17, 1, 0
 )
 `
 
@@ -220,6 +586,7 @@ type MessageInsertParams struct {
 	ToolCallID          *string
 	ToolCalls           *string
 	ToolName            *string
+	EffectDisposition   *string
 	Timestamp           sqlnum.Real
 	TokenCount          sqlnum.Int
 	FinishReason        *string
@@ -228,11 +595,17 @@ type MessageInsertParams struct {
 	ReasoningDetails    *string
 	CodexReasoningItems *string
 	CodexMessageItems   *string
+	PlatformMessageID   *string
+	Observed            sqlnum.Int
 }
 
-// MessageInsert appends one message and returns its id. JSON columns
-// (tool_calls, reasoning_details, codex_*) hold JSON text; the FTS triggers
-// index the row.
+// MessageInsert appends one message and returns its id. It names every
+// column but id: active and compacted are written as 1 and 0 and observed
+// is bound 0 or 1 rather than left to their DEFAULTs, because a file an
+// older Hermes reconciled can carry active without a default (upstream
+// #51646), and a row with active NULL is hidden from every replay. JSON
+// columns (tool_calls, reasoning_details, codex_*) hold JSON text; the FTS
+// triggers index the row.
 func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertParams) (int64, error) {
 	result, err := db.ExecContext(ctx, messageInsert,
 		arg.SessionID,
@@ -241,6 +614,7 @@ func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertP
 		arg.ToolCallID,
 		arg.ToolCalls,
 		arg.ToolName,
+		arg.EffectDisposition,
 		arg.Timestamp,
 		arg.TokenCount,
 		arg.FinishReason,
@@ -249,6 +623,8 @@ func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertP
 		arg.ReasoningDetails,
 		arg.CodexReasoningItems,
 		arg.CodexMessageItems,
+		arg.PlatformMessageID,
+		arg.Observed,
 	)
 	if err != nil {
 		return 0, err
@@ -256,13 +632,31 @@ func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertP
 	return result.LastInsertId()
 }
 
-const messageListBySession = `-- name: MessageListBySession :many
-SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE session_id = ?1 ORDER BY timestamp, id
+const messageList = `-- name: MessageList :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
+WHERE session_id = ?1 AND (CAST(?2 AS INTEGER) OR active = 1)
+ORDER BY id
+LIMIT ?4 OFFSET ?3
 `
 
-// MessageListBySession returns a session's messages oldest first.
-func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID string) ([]Message, error) {
-	rows, err := db.QueryContext(ctx, messageListBySession, sessionID)
+type MessageListParams struct {
+	SessionID       string
+	IncludeInactive int64
+	Offset          int64
+	Limit           int64
+}
+
+// MessageList returns a session's messages in insertion order (id, not
+// timestamp: a clock that steps back must not reorder a tool call and its
+// reply), the live ones only unless include_inactive, skipping offset rows
+// and returning at most limit (-1: all), as upstream's get_messages.
+func (q *Queries) MessageList(ctx context.Context, db DBTX, arg MessageListParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messageList,
+		arg.SessionID,
+		arg.IncludeInactive,
+		arg.Offset,
+		arg.Limit,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -307,30 +701,23 @@ func (q *Queries) MessageListBySession(ctx context.Context, db DBTX, sessionID s
 
 const messagePage = `-- name: MessagePage :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
-WHERE session_id = ?1
-  AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3))
-ORDER BY timestamp, id
-LIMIT ?4
+WHERE session_id = ?1 AND active = 1 AND id > ?2
+ORDER BY id
+LIMIT ?3
 `
 
 type MessagePageParams struct {
-	SessionID      string
-	AfterTimestamp sqlnum.Real
-	AfterID        int64
-	Limit          int64
+	SessionID string
+	AfterID   int64
+	Limit     int64
 }
 
-// MessagePage is one keyset page of a session's messages, oldest first:
-// the messages after (after_timestamp, after_id) in (timestamp, id) order.
-// It reads the (session_id, timestamp) index from the page boundary, so every
-// page costs the same however deep into a long history it is.
+// MessagePage is one keyset page of a session's live messages in id order:
+// the ones after after_id. SQLite reads it through the session's index
+// entries and sorts them by id: cheap for the first page, and for a
+// session of fewer rows than a page the only one (see MessagePageAfter).
 func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParams) ([]Message, error) {
-	rows, err := db.QueryContext(ctx, messagePage,
-		arg.SessionID,
-		arg.AfterTimestamp,
-		arg.AfterID,
-		arg.Limit,
-	)
+	rows, err := db.QueryContext(ctx, messagePage, arg.SessionID, arg.AfterID, arg.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -371,4 +758,224 @@ func (q *Queries) MessagePage(ctx context.Context, db DBTX, arg MessagePageParam
 		return nil, err
 	}
 	return items, nil
+}
+
+const messagePageAfter = `-- name: MessagePageAfter :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
+WHERE id > ?1 AND +session_id = ?2 AND active = 1
+ORDER BY id
+LIMIT ?3
+`
+
+type MessagePageAfterParams struct {
+	AfterID   int64
+	SessionID string
+	Limit     int64
+}
+
+// MessagePageAfter is MessagePage for the pages after the first: it walks
+// the table in id order from after_id (the unary + keeps SQLite off the
+// session index, which would sort every remaining row of the session for
+// each page: quadratic in a 300,000-message session), so a page costs the
+// rows between its boundaries, whatever the session's size.
+func (q *Queries) MessagePageAfter(ctx context.Context, db DBTX, arg MessagePageAfterParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messagePageAfter, arg.AfterID, arg.SessionID, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.EffectDisposition,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messageRecentUser = `-- name: MessageRecentUser :many
+SELECT id, timestamp, content FROM messages
+WHERE session_id = ?1 AND role = 'user'
+  AND (CAST(?2 AS INTEGER) OR active = 1)
+ORDER BY id DESC
+LIMIT ?3
+`
+
+type MessageRecentUserParams struct {
+	SessionID       string
+	IncludeInactive int64
+	Limit           int64
+}
+
+type MessageRecentUserRow struct {
+	ID        int64
+	Timestamp sqlnum.Real
+	Content   *string
+}
+
+// MessageRecentUser reads a session's newest user messages, newest first,
+// the live ones only unless include_inactive; at most limit (-1: all).
+func (q *Queries) MessageRecentUser(ctx context.Context, db DBTX, arg MessageRecentUserParams) ([]MessageRecentUserRow, error) {
+	rows, err := db.QueryContext(ctx, messageRecentUser, arg.SessionID, arg.IncludeInactive, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MessageRecentUserRow{}
+	for rows.Next() {
+		var i MessageRecentUserRow
+		if err := rows.Scan(&i.ID, &i.Timestamp, &i.Content); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messageRestoreFrom = `-- name: MessageRestoreFrom :execrows
+UPDATE messages SET active = 1
+WHERE session_id = ?1 AND id >= ?2 AND active = 0
+`
+
+type MessageRestoreFromParams struct {
+	SessionID string
+	ID        int64
+}
+
+// MessageRestoreFrom makes a session's inactive messages from id on live
+// again: rewound ones and compaction-archived ones alike (compacted is left
+// as it is), as upstream's restore_rewound.
+func (q *Queries) MessageRestoreFrom(ctx context.Context, db DBTX, arg MessageRestoreFromParams) (int64, error) {
+	result, err := db.ExecContext(ctx, messageRestoreFrom, arg.SessionID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const messageRewindFrom = `-- name: MessageRewindFrom :execrows
+UPDATE messages SET active = 0
+WHERE session_id = ?1 AND id >= ?2 AND active = 1
+`
+
+type MessageRewindFromParams struct {
+	SessionID string
+	ID        int64
+}
+
+// MessageRewindFrom takes back a session's live messages from id on
+// (active = 0; compacted stays 0, which marks them rewound rather than
+// summarised away).
+func (q *Queries) MessageRewindFrom(ctx context.Context, db DBTX, arg MessageRewindFromParams) (int64, error) {
+	result, err := db.ExecContext(ctx, messageRewindFrom, arg.SessionID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const messageUpTo = `-- name: MessageUpTo :many
+SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE session_id = ?1 AND id <= ?2
+ORDER BY id DESC LIMIT ?3
+`
+
+type MessageUpToParams struct {
+	SessionID string
+	ID        int64
+	Limit     int64
+}
+
+// MessageUpTo reads a session's messages up to and including id, newest
+// first, at most limit: an anchored window's anchor and the rows before it.
+// Every active state: session search anchors on any row.
+func (q *Queries) MessageUpTo(ctx context.Context, db DBTX, arg MessageUpToParams) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, messageUpTo, arg.SessionID, arg.ID, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Message{}
+	for rows.Next() {
+		var i Message
+		if err := rows.Scan(
+			&i.ID,
+			&i.SessionID,
+			&i.Role,
+			&i.Content,
+			&i.ToolCallID,
+			&i.ToolCalls,
+			&i.ToolName,
+			&i.EffectDisposition,
+			&i.Timestamp,
+			&i.TokenCount,
+			&i.FinishReason,
+			&i.Reasoning,
+			&i.ReasoningContent,
+			&i.ReasoningDetails,
+			&i.CodexReasoningItems,
+			&i.CodexMessageItems,
+			&i.PlatformMessageID,
+			&i.Observed,
+			&i.Active,
+			&i.Compacted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionBumpRewindCount = `-- name: SessionBumpRewindCount :execrows
+UPDATE sessions SET rewind_count = COALESCE(rewind_count, 0) + 1 WHERE id = ?1
+`
+
+// SessionBumpRewindCount counts one more rewind of a session.
+func (q *Queries) SessionBumpRewindCount(ctx context.Context, db DBTX, id string) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionBumpRewindCount, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
 }

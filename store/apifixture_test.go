@@ -151,9 +151,9 @@ func sess(id, parent, title string, started Timestamp, msgs ...Message) SessionE
 	return e
 }
 
-// msg is a user message to import with content text.
+// msg is a live user message to import with content text.
 func msg(id int64, text string, ts Timestamp) Message {
-	return Message{ID: id, Role: "user", Content: new(text), Timestamp: ts}
+	return Message{ID: id, Role: "user", Content: new(text), Timestamp: ts, Observed: new(int64(0)), Active: 1}
 }
 
 // assertCheckOK fails the test unless Check finds nothing wrong.

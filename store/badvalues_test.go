@@ -352,20 +352,21 @@ func checkBadValue(t *testing.T, s *Store, b badValue, wantStored map[string]any
 // cmpEmptyAsNil compares an empty slice equal to nil.
 var cmpEmptyAsNil = cmp.FilterValues(func(a, b []BadValue) bool { return len(a) == 0 && len(b) == 0 }, cmp.Comparer(func(a, b []BadValue) bool { return true }))
 
-// pythonExport is the original's export_all over a file (search_sessions'
-// order, get_messages' rows with tool_calls decoded, spec §9.4, §10), each
+// pythonExport is upstream c2a3b9ce5's export_all over a file
+// (search_sessions' order; get_messages' live rows in id order, content
+// decoded, tool_calls decoded: spec §9.4, §10, upstream-v21.md §3.6), each
 // entry compared with the export line of the same session that the store
-// wrote: every key, its value and its Python type. A bytes value, which
-// the original's json.dumps cannot write, is reported as "bytes KEY"
-// instead. It prints, per file, the list of differences.
+// wrote: its keys in order, every value and its Python type. A bytes
+// value, which the original's json.dumps cannot write, is reported as
+// "bytes KEY" instead. It prints, per file, the list of differences.
 const pythonExport = `import json, sqlite3, sys
 cases = json.loads(sys.stdin.read())
 SESSIONS = """SELECT s.*, COALESCE(m.last_active, s.started_at) AS last_active FROM sessions s
 LEFT JOIN (SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id) m
 ON m.session_id = s.id ORDER BY last_active DESC, s.started_at DESC, s.id DESC LIMIT 100000"""
 def compare(where, py, ours, out):
-    if sorted(py) != sorted(ours):
-        out.append(where + ": keys " + repr(sorted(set(py) ^ set(ours))))
+    if list(py) != list(ours):
+        out.append(where + ": keys " + repr(list(py)) + " != " + repr(list(ours)))
     for k in py:
         if k == "messages":
             for pm, om in zip(py[k], ours.get(k, [])):
@@ -385,8 +386,10 @@ for name, (path, export) in cases.items():
     for row in conn.execute(SESSIONS).fetchall():
         entry = dict(row)
         msgs = []
-        for m in conn.execute("SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id", (row["id"],)):
+        for m in conn.execute("SELECT * FROM messages WHERE session_id = ? AND active = 1 ORDER BY id", (row["id"],)):
             d = dict(m)
+            if isinstance(d["content"], str) and d["content"].startswith("\x00json:"):
+                d["content"] = json.loads(d["content"][6:])
             if d["tool_calls"]:
                 d["tool_calls"] = json.loads(d["tool_calls"])
             msgs.append(d)

@@ -60,7 +60,9 @@ func Example_session() {
 		{Role: "tool", Content: new("compose docs"), ToolCallID: "c1", ToolName: "web_search"},
 		{Role: "assistant", Content: new("Use docker compose up."), Reasoning: new("The docs say so.")},
 	}
-	for _, m := range turns {
+	for i, m := range turns {
+		at := store.Timestamp(1750000000 + i) // the event's time; nil would stamp it now
+		m.Timestamp = &at
 		if _, err := s.AppendMessage(ctx, id, m); err != nil {
 			log.Fatal(err)
 		}
@@ -92,10 +94,10 @@ func Example_session() {
 	}
 	fmt.Printf("export %s: %d messages, %d tool call, ended %s\n", e.ID, len(e.Messages), e.ToolCallCount, *e.EndReason)
 	// Output:
-	// {"role":"user","content":"How do I deploy with Docker?"}
-	// {"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"web_search","arguments":"{\"q\":\"docker compose\"}"}}]}
-	// {"role":"tool","content":"compose docs","tool_call_id":"c1","tool_name":"web_search"}
-	// {"role":"assistant","content":"Use docker compose up.","reasoning":"The docs say so."}
+	// {"role":"user","content":"How do I deploy with Docker?","timestamp":1750000000.0}
+	// {"role":"assistant","content":"","timestamp":1750000001.0,"tool_calls":[{"id":"c1","type":"function","function":{"name":"web_search","arguments":"{\"q\":\"docker compose\"}"}}]}
+	// {"role":"tool","content":"compose docs","timestamp":1750000002.0,"tool_call_id":"c1","tool_name":"web_search"}
+	// {"role":"assistant","content":"Use docker compose up.","timestamp":1750000003.0,"reasoning":"The docs say so."}
 	// hit 4 (assistant): "Use >>>docker<<< >>>compose<<< up.  "
 	// hit 2 (assistant): "  [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"web_search\", \"arguments\": \"{\\\"q\\\":\\\">>>docker<<< >>>compose<<<\\\"}\"}}]"
 	// export s1: 4 messages, 1 tool call, ended user_exit

@@ -12,7 +12,7 @@ import (
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
-// SessionExport is one session with its whole transcript, as the
+// SessionExport is one session with its live transcript, as the
 // original's export_session and export_all return it.
 type SessionExport struct {
 	Session
@@ -20,10 +20,16 @@ type SessionExport struct {
 	// export_all rows carry it); ExportSession leaves it zero.
 	LastActive Timestamp `json:"last_active,omitzero"`
 	Messages   []Message `json:"messages"`
+
+	// order is the column order of the file exported, which MarshalJSON
+	// writes the keys in (the zero Order when the export was decoded).
+	order transfer.Order
 }
 
-// ExportSession returns session id with all its messages (as GetMessages
-// returns them), read in one snapshot.
+// ExportSession returns session id with its live messages (as GetMessages
+// returns them: upstream's export goes through get_messages, so rewound
+// and compaction-archived rows are left out), read in one snapshot. Its
+// JSON form has the keys in the order of the file's columns.
 //
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport, err error) {
@@ -33,21 +39,21 @@ func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport,
 		if err != nil {
 			return nil, err
 		}
-		msgs, err := s.q.MessageListBySession(ctx, q, id)
+		order, err := fileOrder(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		e := &SessionExport{Session: *sess, Messages: make([]Message, len(msgs))}
-		for i, m := range msgs {
-			e.Messages[i] = messageFromDB(m)
+		msgs, err := s.q.MessageList(ctx, q, db.MessageListParams{SessionID: id, Limit: -1})
+		if err != nil {
+			return nil, err
 		}
-		return e, nil
+		return &SessionExport{Session: *sess, Messages: messagesFromDB(msgs), order: order}, nil
 	})
 }
 
 // ExportAll returns every session (of one source, or all when source is
-// ""), children included, most recently active first, each with all its
-// messages, as the original's export_all. It holds everything in memory;
+// ""), children, archived and delegate sessions included, most recently
+// active first, each with its live messages, as the original's export_all. It holds everything in memory;
 // for large stores use ExportJSONL.
 //
 // It returns ErrClosed.
@@ -76,8 +82,10 @@ type ExportOptions struct {
 }
 
 // ExportJSONL writes what ExportAll returns to w as JSON Lines, one session
-// object per line (the Session fields, last_active and a "messages" array),
-// in bounded memory: one session's messages at a time, streamed in pages of
+// object per line (the session's columns in the order of the file's
+// table, last_active and a "messages" array, each message's columns in the
+// file's order too, as the original's dict(row) has them), in bounded
+// memory: one session's messages at a time, streamed in pages of
 // 500, whatever the number of sessions and messages. opts narrows the
 // export to a source or a list of ids. The whole export reads one snapshot
 // of the database. It returns the number of sessions written.
@@ -86,9 +94,14 @@ type ExportOptions struct {
 // error, or ErrClosed.
 func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions) (_ int, err error) {
 	defer wrap(&err, "export")
-	tw := transfer.NewWriter(w)
 	n := 0
+	var tw *transfer.Writer
 	err = readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
+		order, err := fileOrder(ctx, tx)
+		if err != nil {
+			return err
+		}
+		tw = transfer.NewWriter(w, order)
 		return s.walkExport(ctx, tx, opts, func(r db.Session, lastActive sqlnum.Real) error {
 			if err := tw.Begin(transfer.Session(r), lastActive); err != nil {
 				return err
@@ -120,11 +133,11 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 // in opts.IDs, or ErrClosed.
 func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err error) {
 	defer wrap(&err, "count the export")
-	if len(opts.IDs) == 0 {
-		n, err := s.sessionCount(ctx, opts.Source)
-		return int(n), err
-	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+		if len(opts.IDs) == 0 {
+			n, err := s.q.ExportCount(ctx, q, nullable(opts.Source))
+			return int(n), err
+		}
 		n := 0
 		err := s.eachExportID(ctx, q, opts, func(db.Session) error {
 			n++
@@ -138,8 +151,13 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
 	return readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
+		order, err := fileOrder(ctx, tx)
+		if err != nil {
+			return err
+		}
 		return s.walkExport(ctx, tx, ExportOptions{Source: source}, func(r db.Session, lastActive sqlnum.Real) error {
 			e := exportOf(r, lastActive)
+			e.order = order
 			err := s.eachMessageIn(ctx, tx, r.ID, func(m db.Message) error {
 				e.Messages = append(e.Messages, messageFromDB(m))
 				return nil
@@ -152,8 +170,9 @@ func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionEx
 	})
 }
 
-// exportOrderSQL is SessionBrowse's order without its LIMIT, read as a
-// cursor. Hand-written because sqlc's :many collects every row into a
+// exportOrderSQL is upstream's search_sessions order (export_all's)
+// without its LIMIT, read as a cursor; last_active is the newest message's
+// time, live or not, as there. Hand-written because sqlc's :many collects every row into a
 // slice, and the export must stream. It selects only the id and the sort
 // keys, so the sort SQLite runs holds a few bytes per session, not whole
 // rows with their system prompts; each row is then read by id.
@@ -251,4 +270,37 @@ func exportOf(r db.Session, lastActive sqlnum.Real) SessionExport {
 	e.LastActive = Timestamp(st.real("last_active", lastActive))
 	e.Stored = st
 	return e
+}
+
+// columnsSQL lists a table's columns in their order in the file (PRAGMA
+// table_info). Hand-written: sqlc cannot compile the pragma's table-valued
+// form. The table name is one of the two constants below, bound as a
+// parameter.
+const columnsSQL = `SELECT name FROM pragma_table_info(?1) ORDER BY cid`
+
+// fileOrder reads the order of the sessions and messages columns of the
+// file q reads: an export writes its keys in that order, as upstream's
+// dict(row) does, so that a file migrated from an older schema (its new
+// columns appended) exports as upstream exports it.
+func fileOrder(ctx context.Context, q db.DBTX) (transfer.Order, error) {
+	var cols [2][]string
+	for i, table := range []string{"sessions", "messages"} {
+		rows, err := q.QueryContext(ctx, columnsSQL, table)
+		if err != nil {
+			return transfer.Order{}, err
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return transfer.Order{}, err
+			}
+			cols[i] = append(cols[i], name)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return transfer.Order{}, err
+		}
+	}
+	return transfer.NewOrder(cols[0], cols[1]), nil
 }

@@ -17,7 +17,9 @@ import (
 // json.loads reads back as inf. Import reads all of it back.
 
 // MarshalJSON returns the export line of e (without the newline): what
-// ExportJSONL writes for the session, the original's export_all entry.
+// ExportJSONL writes for the session, the original's export_all entry,
+// its keys in the order of the columns of the file exported (a fresh
+// file's for a decoded line).
 func (e SessionExport) MarshalJSON() (_ []byte, err error) {
 	defer wrap(&err, "marshal export line")
 	te := transfer.Entry{
@@ -28,7 +30,7 @@ func (e SessionExport) MarshalJSON() (_ []byte, err error) {
 	for i, m := range e.Messages {
 		te.Messages[i] = messageColumns(m)
 	}
-	return transfer.AppendEntry(nil, te)
+	return transfer.AppendEntry(nil, te, e.order)
 }
 
 // UnmarshalJSON reads an export line: what MarshalJSON writes, or an entry
@@ -53,43 +55,82 @@ func (e *SessionExport) UnmarshalJSON(b []byte) (err error) {
 	return err
 }
 
+// MarshalJSON returns m as a message of an export line writes it:
+// upstream's get_messages row, every column in a fresh file's order,
+// structured content decoded (a list of parts, not a string), numeric
+// values as stored (see SessionExport).
+func (m Message) MarshalJSON() (_ []byte, err error) {
+	defer wrap(&err, "marshal message")
+	return transfer.AppendMessage(nil, messageColumns(m), transfer.Order{})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, or a row of upstream's
+// get_messages: a content that is not a string is structured content;
+// a column the object lacks reads as the schema's default.
+//
+// It returns encoding/json's error for an object of another shape, or
+// ErrInvalidJSON or ErrInvalidText for a content that cannot be stored,
+// with m holding what could be decoded.
+func (m *Message) UnmarshalJSON(b []byte) (err error) {
+	defer wrap(&err, "unmarshal message")
+	r, err := transfer.DecodeMessage(b)
+	*m = messageFromDB(db.Message(r))
+	return err
+}
+
 // sessionColumns is s as its row's column values: sessionFromDB undone,
 // each stored value in place of its field's.
 func sessionColumns(s Session) transfer.Session {
+	st := s.Stored
 	return transfer.Session{
-		ID: s.ID, Source: s.Source, UserID: s.UserID, Model: s.Model,
-		ModelConfig: textColumn(s.ModelConfig), SystemPrompt: s.SystemPrompt,
-		ParentSessionID: s.ParentSessionID, StartedAt: realColumn(float64(s.StartedAt), s.Stored, "started_at"),
-		EndedAt: optionalRealColumn((*float64)(s.EndedAt), s.Stored, "ended_at"), EndReason: s.EndReason,
-		MessageCount:     intColumn(s.MessageCount, s.Stored, "message_count"),
-		ToolCallCount:    intColumn(s.ToolCallCount, s.Stored, "tool_call_count"),
-		InputTokens:      intColumn(s.InputTokens, s.Stored, "input_tokens"),
-		OutputTokens:     intColumn(s.OutputTokens, s.Stored, "output_tokens"),
-		CacheReadTokens:  intColumn(s.CacheReadTokens, s.Stored, "cache_read_tokens"),
-		CacheWriteTokens: intColumn(s.CacheWriteTokens, s.Stored, "cache_write_tokens"),
-		ReasoningTokens:  intColumn(s.ReasoningTokens, s.Stored, "reasoning_tokens"),
-		BillingProvider:  s.BillingProvider, BillingBaseURL: s.BillingBaseURL, BillingMode: s.BillingMode,
-		EstimatedCostUSD: optionalRealColumn(s.EstimatedCostUSD, s.Stored, "estimated_cost_usd"),
-		ActualCostUSD:    optionalRealColumn(s.ActualCostUSD, s.Stored, "actual_cost_usd"),
+		ID: s.ID, Source: s.Source, UserID: s.UserID,
+		SessionKey: s.SessionKey, ChatID: s.ChatID, ChatType: s.ChatType, ThreadID: s.ThreadID,
+		DisplayName: s.DisplayName, OriginJSON: textColumn(s.OriginJSON),
+		ExpiryFinalized: optionalIntColumn(s.ExpiryFinalized, st, "expiry_finalized"),
+		Model:           s.Model, ModelConfig: textColumn(s.ModelConfig), SystemPrompt: s.SystemPrompt,
+		ParentSessionID: s.ParentSessionID, StartedAt: realColumn(float64(s.StartedAt), st, "started_at"),
+		EndedAt: optionalRealColumn((*float64)(s.EndedAt), st, "ended_at"), EndReason: s.EndReason,
+		MessageCount:     intColumn(s.MessageCount, st, "message_count"),
+		ToolCallCount:    intColumn(s.ToolCallCount, st, "tool_call_count"),
+		InputTokens:      intColumn(s.InputTokens, st, "input_tokens"),
+		OutputTokens:     intColumn(s.OutputTokens, st, "output_tokens"),
+		CacheReadTokens:  intColumn(s.CacheReadTokens, st, "cache_read_tokens"),
+		CacheWriteTokens: intColumn(s.CacheWriteTokens, st, "cache_write_tokens"),
+		ReasoningTokens:  intColumn(s.ReasoningTokens, st, "reasoning_tokens"),
+		Cwd:              s.Cwd, GitBranch: s.GitBranch, GitRepoRoot: s.GitRepoRoot,
+		BillingProvider: s.BillingProvider, BillingBaseURL: s.BillingBaseURL, BillingMode: s.BillingMode,
+		EstimatedCostUSD: optionalRealColumn(s.EstimatedCostUSD, st, "estimated_cost_usd"),
+		ActualCostUSD:    optionalRealColumn(s.ActualCostUSD, st, "actual_cost_usd"),
 		CostStatus:       s.CostStatus, CostSource: s.CostSource, PricingVersion: s.PricingVersion,
-		Title: s.Title, APICallCount: intColumn(s.APICallCount, s.Stored, "api_call_count"),
+		Title: s.Title, APICallCount: intColumn(s.APICallCount, st, "api_call_count"),
+		HandoffState: s.HandoffState, HandoffPlatform: s.HandoffPlatform, HandoffError: s.HandoffError,
+		CompressionFailureCooldownUntil: optionalRealColumn((*float64)(s.CompressionFailureCooldownUntil), st, "compression_failure_cooldown_until"),
+		CompressionFailureError:         s.CompressionFailureError,
+		CompressionFallbackStreak:       intColumn(s.CompressionFallbackStreak, st, "compression_fallback_streak"),
+		RewindCount:                     intColumn(s.RewindCount, st, "rewind_count"),
+		Archived:                        intColumn(s.Archived, st, "archived"),
 	}
 }
 
 // messageColumns is m as its row's column values (see sessionColumns).
 // ToolCalls is the JSON as the message holds it, which the export line
-// writes as it writes a stored column's.
+// writes as it writes a stored column's; structured content is stored
+// again as its column holds it.
 func messageColumns(m Message) transfer.Message {
 	var calls *string
 	if m.ToolCalls != nil {
 		calls = new(string(m.ToolCalls))
 	}
+	st := m.Stored
 	return transfer.Message{
-		ID: m.ID, SessionID: m.SessionID, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID,
-		ToolCalls: calls, ToolName: m.ToolName, Timestamp: realColumn(float64(m.Timestamp), m.Stored, "timestamp"),
-		TokenCount: optionalIntColumn(m.TokenCount, m.Stored, "token_count"), FinishReason: m.FinishReason,
+		ID: m.ID, SessionID: m.SessionID, Role: m.Role, Content: storedContent(m.Content, m.ContentJSON),
+		ToolCallID: m.ToolCallID, ToolCalls: calls, ToolName: m.ToolName, EffectDisposition: m.EffectDisposition,
+		Timestamp:  realColumn(float64(m.Timestamp), st, "timestamp"),
+		TokenCount: optionalIntColumn(m.TokenCount, st, "token_count"), FinishReason: m.FinishReason,
 		Reasoning: m.Reasoning, ReasoningContent: m.ReasoningContent, ReasoningDetails: textColumn(m.ReasoningDetails),
 		CodexReasoningItems: textColumn(m.CodexReasoningItems), CodexMessageItems: textColumn(m.CodexMessageItems),
+		PlatformMessageID: m.PlatformMessageID, Observed: optionalIntColumn(m.Observed, st, "observed"),
+		Active: intColumn(m.Active, st, "active"), Compacted: intColumn(m.Compacted, st, "compacted"),
 	}
 }
 

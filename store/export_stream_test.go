@@ -15,22 +15,27 @@ import (
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
-// TestMessagePagesAnyTimestamp: a session of 1,600 messages whose
-// timestamps are runs of one -Inf, of one text and of one BLOB, each run
-// longer than a page of 500 and holding a page boundary, with numbers
-// between. EachMessage, ExportJSONL and ExportAll return every message
-// once, in GetMessages's order (timestamp, then id: numbers, then text,
-// then BLOBs).
-func TestMessagePagesAnyTimestamp(t *testing.T) {
+// TestMessagePagesByID: a session of 1,600 messages written in scrambled
+// id order, their timestamps runs of one -Inf, of one text and of one
+// BLOB and numbers falling as the ids rise, every third one rewound.
+// EachMessage, ExportJSONL and ExportAll return every live message once,
+// in GetMessages's order: by id, whatever the timestamps (upstream's
+// get_messages orders by id), across pages of 500.
+func TestMessagePagesByID(t *testing.T) {
 	t.Parallel()
 	s, path := openStore(t, quick(nil))
 	mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
+	// Why: 1,600 rows with explicit, scrambled ids (7919 is prime to
+	// 1600, so i*7919 % 1600 visits every residue once).
 	dbtest.Exec(t, rawDB(t, path), `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1600)
-		INSERT INTO messages (session_id, role, content, timestamp)
-		SELECT 's', 'user', 'm' || i, CASE WHEN i <= 520 THEN -1e999 WHEN i <= 1040 THEN 'soon' WHEN i <= 1560 THEN x'00ff' ELSE 1000 + i END FROM n`)
+		INSERT INTO messages (id, session_id, role, content, timestamp, active)
+		SELECT (i * 7919) % 1600 + 1, 's', 'user', 'm' || ((i * 7919) % 1600 + 1),
+			CASE WHEN i <= 400 THEN -1e999 WHEN i <= 800 THEN 'soon' WHEN i <= 1200 THEN x'00ff' ELSE 5000 - i END,
+			((i * 7919) % 1600 + 1) % 3 != 0
+		FROM n`)
 	var want []int64
-	for _, r := range [][2]int64{{1, 520}, {1561, 1600}, {521, 1040}, {1041, 1560}} {
-		for id := r[0]; id <= r[1]; id++ {
+	for id := int64(1); id <= 1600; id++ {
+		if id%3 != 0 {
 			want = append(want, id)
 		}
 	}

@@ -168,7 +168,7 @@ func checkAppendOutcome(t *testing.T, s *Store, id string, in NewMessage, err er
 	if in.Role == "user" || in.Role == "assistant" {
 		wantContent = pytext.Strip(pytext.SanitizeContext(content))
 	}
-	want := ConversationMessage{Role: in.Role, Content: &wantContent, ToolName: in.ToolName, ToolCalls: m.ToolCalls}
+	want := ConversationMessage{Role: in.Role, Content: &wantContent, Timestamp: m.Timestamp, ToolName: in.ToolName, ToolCalls: m.ToolCalls}
 	if diff := cmp.Diff(want, conv[0]); diff != "" {
 		t.Fatalf("Conversation (-want +got):\n%s", diff)
 	}

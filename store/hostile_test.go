@@ -84,7 +84,7 @@ func TestHostileTextIsData(t *testing.T) {
 			t.Errorf("GetMessages(%q) role, content, tool name, tool call id, finish reason (-want +got):\n%s", h, diff)
 		}
 		conv, err := s.Conversation(ctx, h, true)
-		if diff := cmp.Diff([]ConversationMessage{{Role: h, Content: &content, ToolCallID: h, ToolName: h}}, conv); err != nil || diff != "" {
+		if diff := cmp.Diff([]ConversationMessage{{Role: h, Content: &content, Timestamp: m.Timestamp, ToolCallID: h, ToolName: h}}, conv); err != nil || diff != "" {
 			t.Errorf("Conversation(%q) err %v (-want +got):\n%s", h, err, diff)
 		}
 		checkHostileLookups(t, s, h, clean)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/transfer"
@@ -60,8 +61,10 @@ type ImportResult struct {
 	// they got the next title of that lineage ("title #2", …).
 	Retitled int `json:"retitled"`
 	// Unparented is the number of sessions whose parent was in neither the
-	// file nor the database: they were imported as roots. (In a Progress
-	// call: those whose parent has not been seen yet.)
+	// file nor the database, or whose parent link would have closed a
+	// cycle (a session its own parent, two sessions each other's): they
+	// were imported as roots. (In a Progress call: those whose parent has
+	// not been seen yet, and the cycles cut so far.)
 	Unparented int `json:"unparented"`
 	// Messages is the number of messages written.
 	Messages int `json:"messages"`
@@ -92,7 +95,8 @@ const (
 //   - a title another session holds becomes the next title of its lineage
 //     (NextTitleInLineage) instead of failing the batch;
 //   - a parent that comes later in the file is linked once it is written;
-//     one in neither the file nor the database leaves the session a root;
+//     one in neither the file nor the database leaves the session a root,
+//     and so does a link that would close a cycle;
 //   - a malformed record fails with an *ImportError naming its line, and
 //     nothing of its batch is written; the batches before it stay.
 //
@@ -112,18 +116,22 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		messages int
 		// pending maps an imported session to a parent not written yet.
 		pending = map[string]string{}
+		// detached counts the sessions left roots because their parent
+		// link would have closed a cycle.
+		detached int
 	)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		got, linked, err := s.importBatch(ctx, batch, pending)
+		got, linked, cut, err := s.importBatch(ctx, batch, pending)
 		if err != nil {
 			return fmt.Errorf("batch of lines %d-%d: %w", batch[0].Line, batch[len(batch)-1].Line, err)
 		}
 		pending = linked
+		detached += cut
 		res.add(got)
-		res.Unparented = len(pending)
+		res.Unparented = len(pending) + detached
 		batch, messages = batch[:0], 0
 		if opts.Progress != nil {
 			opts.Progress(res)
@@ -141,7 +149,7 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 	if err == nil {
 		err = flush()
 	}
-	res.Unparented = len(pending)
+	res.Unparented = len(pending) + detached
 	return res, err
 }
 
@@ -169,10 +177,12 @@ func eachRecord(r io.Reader, fn func(transfer.Record) error) error {
 
 // importBatch writes one batch in one transaction. pending is not changed:
 // the write may run more than once, so each attempt starts from a copy, and
-// the copy of the attempt that committed is returned.
-func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pending map[string]string) (ImportResult, map[string]string, error) {
+// the copy of the attempt that committed is returned, with the number of
+// parent links dropped because they would close a cycle.
+func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pending map[string]string) (ImportResult, map[string]string, int, error) {
 	var got ImportResult
 	var left map[string]string
+	var cut int
 	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		got, left = ImportResult{}, maps.Clone(pending)
 		for _, rec := range batch {
@@ -180,9 +190,11 @@ func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pendin
 				return err
 			}
 		}
-		return s.linkParents(ctx, tx, left)
+		var err error
+		cut, err = s.linkParents(ctx, tx, left)
+		return err
 	})
-	return got, left, err
+	return got, left, cut, err
 }
 
 // importSession writes one record unless its id exists.
@@ -245,22 +257,37 @@ func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec transfer.Reco
 }
 
 // linkParents sets the parent of every pending session whose parent now
-// exists, and drops it from pending.
-func (s *Store) linkParents(ctx context.Context, tx db.DBTX, pending map[string]string) error {
-	for child, parent := range pending {
+// exists, and drops it from pending. A link that would close a cycle (a
+// session its own parent, or the parent of one of its ancestors) is
+// dropped instead and the session stays a root, as upstream's
+// import_sessions drops the closing edge; it returns how many.
+func (s *Store) linkParents(ctx context.Context, tx db.DBTX, pending map[string]string) (int, error) {
+	cut := 0
+	// In a fixed order, so that which edge of an imported cycle is cut
+	// does not depend on map iteration.
+	for _, child := range slices.Sorted(maps.Keys(pending)) {
+		parent := pending[child]
 		ok, err := s.q.SessionExists(ctx, tx, parent)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !ok {
 			continue
 		}
-		if _, err := s.q.SessionSetParent(ctx, tx, db.SessionSetParentParams{ParentSessionID: &parent, ID: child}); err != nil {
-			return err
+		cycle, err := s.q.ImportClosesCycle(ctx, tx, db.ImportClosesCycleParams{Child: child, Parent: parent})
+		if err != nil {
+			return 0, err
 		}
 		delete(pending, child)
+		if cycle {
+			cut++
+			continue
+		}
+		if _, err := s.q.SessionSetParent(ctx, tx, db.SessionSetParentParams{ParentSessionID: &parent, ID: child}); err != nil {
+			return 0, err
+		}
 	}
-	return nil
+	return cut, nil
 }
 
 func btoi(b bool) int {

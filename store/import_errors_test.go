@@ -33,6 +33,9 @@ func importFailure(t *testing.T, s *Store, text string, opts ImportOptions) (*Im
 // two sessions per batch: the error names line 4, the batch of lines 1-2
 // is committed, nothing of line 3's batch is written, and the result holds
 // the totals of the committed batch.
+//
+// upstream: TestDeleteAndExport::test_import_sessions_rejects_invalid_batch_atomically
+// (atomic per batch here: a batch with a bad record writes nothing)
 func TestImportMalformedRecord(t *testing.T) {
 	t.Parallel()
 	good := func(id string, started Timestamp, texts ...string) string {

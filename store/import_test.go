@@ -221,6 +221,9 @@ func TestImportDuplicateID(t *testing.T) {
 
 // TestImportChildBeforeParent imports a chain written child first, with
 // batches that split it: every parent is linked in the end.
+//
+// upstream: TestDeleteAndExport::test_import_sessions_restores_valid_parents_and_detaches_missing
+// (the parents in the file; TestImportParentMissing the missing one)
 func TestImportChildBeforeParent(t *testing.T) {
 	t.Parallel()
 	text := jsonLines(t,
@@ -253,6 +256,9 @@ func TestImportChildBeforeParent(t *testing.T) {
 // TestImportParentMissing imports sessions whose parent is in neither the
 // file nor the database: they are counted and become roots, while a
 // parent already in the database is linked.
+//
+// upstream: TestDeleteAndExport::test_import_sessions_restores_valid_parents_and_detaches_missing
+// (the missing parent)
 func TestImportParentMissing(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, quick(nil))

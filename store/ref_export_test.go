@@ -149,6 +149,12 @@ func TestCounts(t *testing.T) {
 	})
 }
 
+// upstream: TestDeleteAndExport::test_resolve_session_id_exact,
+// test_resolve_session_id_unique_prefix,
+// test_resolve_session_id_ambiguous_prefix_returns_none,
+// test_resolve_session_id_escapes_like_wildcards, test_export_session,
+// test_export_nonexistent, test_export_all, test_export_all_with_source
+// (unchanged at c2a3b9ce5; the deletion tests are the sessions port's)
 func TestDeleteAndExport(t *testing.T) {
 	t.Parallel()
 

@@ -12,6 +12,8 @@ import (
 	"time"
 )
 
+// upstream: TestStateMeta::test_get_meta_missing_returns_none,
+// test_set_then_get_meta, test_set_meta_upsert (unchanged at c2a3b9ce5)
 func TestStateMeta(t *testing.T) {
 	t.Parallel()
 

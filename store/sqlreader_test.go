@@ -252,6 +252,10 @@ func TestPlainSQLReader(t *testing.T) {
 			"tool_call_id": sqlNull, "tool_calls": sqlNull, "tool_name": sqlNull, "timestamp": sqlReal(ts),
 			"token_count": sqlNull, "finish_reason": sqlNull, "reasoning": sqlNull, "reasoning_content": sqlNull,
 			"reasoning_details": sqlNull, "codex_reasoning_items": sqlNull, "codex_message_items": sqlNull,
+			// The v21 columns: active and observed written explicitly, as
+			// upstream c2a3b9ce5's INSERT does.
+			"effect_disposition": sqlNull, "platform_message_id": sqlNull, "observed": sqlInt(0),
+			"active": sqlInt(1), "compacted": sqlInt(0),
 		}
 		for k, v := range over {
 			if _, ok := row[k]; !ok {

@@ -176,13 +176,22 @@ func sessionFromDB(r db.Session) Session {
 
 // Message is one row of the messages table, as GetMessages returns it
 // (get_messages upstream), its fields in the column order of a file
-// upstream created.
+// upstream created. Its JSON form (MarshalJSON) is upstream's get_messages
+// row: every column, structured content decoded.
 type Message struct {
-	ID         int64   `json:"id"`
-	SessionID  string  `json:"session_id"`
-	Role       string  `json:"role"`
-	Content    *string `json:"content"`
-	ToolCallID *string `json:"tool_call_id"`
+	ID        int64  `json:"id"`
+	SessionID string `json:"session_id"`
+	Role      string `json:"role"`
+	// Content is the message's text (nil when NULL, or when the message
+	// holds structured content).
+	Content *string `json:"content"`
+	// ContentJSON is the message's structured content (a multimodal list
+	// of parts, a dict): what upstream stores as "\x00json:" and the JSON
+	// text, decoded as upstream decodes it on every read. Stored text that
+	// starts with the prefix but does not decode stays in Content, as
+	// upstream returns it; a prefixed JSON string reads as Content.
+	ContentJSON json.RawMessage `json:"-"`
+	ToolCallID  *string         `json:"tool_call_id"`
 	// ToolCalls is the stored JSON, or [] when the stored text does not
 	// decode (the original's fallback); nil when NULL.
 	ToolCalls json.RawMessage `json:"tool_calls"`
@@ -223,7 +232,6 @@ func messageFromDB(r db.Message) Message {
 		ID:                  r.ID,
 		SessionID:           r.SessionID,
 		Role:                r.Role,
-		Content:             r.Content,
 		ToolCallID:          r.ToolCallID,
 		ToolName:            r.ToolName,
 		EffectDisposition:   r.EffectDisposition,
@@ -241,6 +249,7 @@ func messageFromDB(r db.Message) Message {
 		Active:              st.count("active", r.Active),
 		Compacted:           st.count("compacted", r.Compacted),
 	}
+	m.Content, m.ContentJSON = decodeContent(r.Content)
 	m.Stored = st
 	return m
 }

@@ -34,7 +34,7 @@ func wantCooldown(t *testing.T, s *Store, id string, want *CompressionCooldown) 
 func TestUpCooldownRoundTripAndClear(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	newSession(t, s, "s1", "cli")
 	if err := s.RecordCompressionFailureCooldown(t.Context(), "s1", 1060.25, "timeout"); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestUpCooldownRoundTripAndClear(t *testing.T) {
 func TestUpCooldownExpiredIsIgnored(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	newSession(t, s, "s1", "cli")
 	if err := s.RecordCompressionFailureCooldown(t.Context(), "s1", 940, "stale"); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestUpCooldownExpiredIsIgnored(t *testing.T) {
 // upstream's max(0, int(streak)) on both sides.
 func TestUpFallbackStreak(t *testing.T) {
 	t.Parallel()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	newSession(t, s, "s1", "cli")
 	wantStreak := func(want int64) {
 		t.Helper()
@@ -109,7 +109,7 @@ func TestUpFallbackStreak(t *testing.T) {
 func TestUpCompressionStateNoSession(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	newSession(t, s, "s1", "cli")
 	before := tableRows(t, s, "SELECT * FROM sessions")
 	calls := map[string]func() error{

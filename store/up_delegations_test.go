@@ -82,7 +82,7 @@ func simpleDelegation(t *testing.T, s *Store, id string, at Timestamp, summary s
 func TestUpDelegationRowsAsUpstreamWrites(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	started := int64(777)
 	dispatch(t, s, DelegationDispatch{ID: "deleg_a", OriginSession: "owner", OriginUISessionID: "tab-1", DispatchedAt: 1, OwnerPID: 99,
 		Task: json.RawMessage(`{"goal":"g é","context":null,"toolsets":["web"],"role":"leaf","model":"m"}`)})
@@ -135,7 +135,7 @@ func TestUpDelegationRowsAsUpstreamWrites(t *testing.T) {
 // upstream: test_completion_is_persisted_and_delivery_can_be_acknowledged
 func TestUpDelegationPersistedAndAcknowledged(t *testing.T) {
 	t.Parallel()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	dispatch(t, s, DelegationDispatch{ID: "deleg_1", OriginSession: "owner", ParentSessionID: "parent", OwnerPID: int64(os.Getpid()),
 		Task: json.RawMessage(`{"goal": "durable", "context": "ctx", "toolsets": ["terminal"], "role": "leaf", "model": "m"}`)})
 	complete(t, s, "deleg_1", DelegationCompletion{
@@ -207,7 +207,7 @@ func TestUpDelegationProcessRestart(t *testing.T) {
 // upstream: test_submit_failure_removes_durable_running_record
 func TestUpDelegationDelete(t *testing.T) {
 	t.Parallel()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	dispatch(t, s, DelegationDispatch{ID: "deleg_x", OriginSession: "owner"})
 	if err := s.DeleteDelegation(t.Context(), "deleg_x"); err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestUpDelegationDelete(t *testing.T) {
 func TestUpDelegationRetentionPrefersDelivered(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	for i, state := range []string{DeliveryPending, DeliveryDelivered, DeliveryPending} {
 		id := fmt.Sprintf("deleg_%d", i)
 		c.Set(1000 + float64(i))
@@ -250,7 +250,7 @@ func TestUpDelegationRetentionPrefersDelivered(t *testing.T) {
 func TestUpDelegationRetention(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	simpleDelegation(t, s, "old-delivered", 1, "x")
 	s.MarkDelegationDelivered(t.Context(), "old-delivered")
 	c.Set(1001)
@@ -278,7 +278,7 @@ func TestUpDelegationRetention(t *testing.T) {
 // upstream: test_recover_marks_abandoned_running_record_unknown
 func TestUpDelegationRecoverUnknown(t *testing.T) {
 	t.Parallel()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	dispatch(t, s, DelegationDispatch{ID: "deleg_abandoned", OriginSession: "owner", DispatchedAt: 1, OwnerPID: 99999999})
 	dispatch(t, s, DelegationDispatch{ID: "deleg_no_pid", OriginSession: "owner", DispatchedAt: 2})
 	dispatch(t, s, DelegationDispatch{ID: "deleg_bad_task", OriginSession: "owner", DispatchedAt: 3})
@@ -317,7 +317,7 @@ func TestUpDelegationRecoverUnknown(t *testing.T) {
 func TestUpDelegationClaimExclusiveAndRetryable(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	simpleDelegation(t, s, "deleg_claim", 1, "done")
 	claim := func(who string, want bool) {
 		t.Helper()
@@ -355,7 +355,7 @@ func TestUpDelegationClaimTTL(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	simpleDelegation(t, s, "d", 1, "x")
 	if ok, err := s.ClaimDelegationDelivery(ctx, "d", "a"); !ok || err != nil {
 		t.Fatal(ok, err)
@@ -392,7 +392,7 @@ func TestUpDelegationClaimTTL(t *testing.T) {
 func TestUpDelegationDispatchReplaces(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	simpleDelegation(t, s, "d", 5, "x")
 	s.ClaimDelegationDelivery(t.Context(), "d", "a")
 	c.Set(2000)
@@ -405,7 +405,7 @@ func TestUpDelegationDispatchReplaces(t *testing.T) {
 func TestUpDelegationBadInput(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	dispatch(t, s, DelegationDispatch{ID: "d", OriginSession: "o"})
 	before := tableRows(t, s, delegationTable)
 	for _, tt := range []struct {

@@ -35,7 +35,7 @@ func load(t *testing.T, s *Store, scope string) map[string]string {
 func TestUpRoutingSaveUpserts(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	ctx := t.Context()
 	odd := `{"session_id":"s1",  "é": [1, 2.50]}` // not json.dumps's text: kept as is
 	if err := s.SaveGatewayRoutingEntry(ctx, "", "k1", json.RawMessage(odd)); err != nil {
@@ -65,7 +65,7 @@ func TestUpRoutingSaveUpserts(t *testing.T) {
 func TestUpRoutingReplace(t *testing.T) {
 	t.Parallel()
 	c := newSetClock(1000)
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	ctx := t.Context()
 	for _, e := range [][2]string{{"", "old"}, {"", "keep-me-not"}, {"other", "old"}} {
 		if err := s.SaveGatewayRoutingEntry(ctx, e[0], e[1], json.RawMessage(`1`)); err != nil {
@@ -94,7 +94,7 @@ func TestUpRoutingReplace(t *testing.T) {
 // keys and no keys are fine.
 func TestUpRoutingDelete(t *testing.T) {
 	t.Parallel()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	ctx := t.Context()
 	for _, e := range [][2]string{{"", "a"}, {"", "b"}, {"", "c"}, {"x", "a"}} {
 		if err := s.SaveGatewayRoutingEntry(ctx, e[0], e[1], json.RawMessage(`0`)); err != nil {
@@ -115,7 +115,7 @@ func TestUpRoutingDelete(t *testing.T) {
 // is written, not even the other entries of a replace.
 func TestUpRoutingBadInput(t *testing.T) {
 	t.Parallel()
-	s := clockStore(t, newSetClock(1000))
+	s := setClockStore(t, newSetClock(1000))
 	ctx := t.Context()
 	if err := s.SaveGatewayRoutingEntry(ctx, "", "k", json.RawMessage(`"v"`)); err != nil {
 		t.Fatal(err)

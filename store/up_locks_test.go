@@ -21,7 +21,7 @@ import (
 // lockStore opens a store at clock c with sessions ids (source "cli").
 func lockStore(t *testing.T, c *setClock, ids ...string) *Store {
 	t.Helper()
-	s := clockStore(t, c)
+	s := setClockStore(t, c)
 	for _, id := range ids {
 		newSession(t, s, id, "cli")
 	}

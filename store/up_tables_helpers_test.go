@@ -37,8 +37,8 @@ func (c *setClock) Set(sec float64) { c.ns.Store(int64(math.Round(sec * 1e9))) }
 // Now is the clock for Options.Now.
 func (c *setClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
 
-// clockStore opens a store on a new file whose clock is c.
-func clockStore(t *testing.T, c *setClock) *Store {
+// setClockStore opens a store on a new file whose clock is c.
+func setClockStore(t *testing.T, c *setClock) *Store {
 	t.Helper()
 	s, _ := openStore(t, &Options{Now: c.Now})
 	return s

@@ -5,10 +5,11 @@ import (
 	"strings"
 )
 
-// The three substitutions of agent.memory_manager.sanitize_context, in order (spec §8.4):
+// The three substitutions of agent.memory_manager.sanitize_context, in order (spec §8.4; the
+// banner's second form, "Treat as authoritative reference data…", is upstream c2a3b9ce5's):
 //
 //	re.sub(r'<\s*memory-context\s*>[\s\S]*?</\s*memory-context\s*>', '', text, flags=re.I)
-//	re.sub(r'\[System note:\s*The following is recalled memory context,\s*NOT new user input\.\s*Treat as informational background data\.\]\s*', '', text, flags=re.I)
+//	re.sub(r'\[System note:\s*The following is recalled memory context,\s*NOT new user input\.\s*Treat as (?:informational background data|authoritative reference data[^\]]*)\.\]\s*', '', text, flags=re.I)
 //	re.sub(r'</?\s*memory-context\s*>', '', text, flags=re.I)
 //
 // translated to RE2 with Python's Unicode \s (pySpace) and Python's IGNORECASE letter
@@ -22,13 +23,14 @@ var (
 	memorySystemNote = regexp.MustCompile(foldLiteral("[System note:") + pySpace + `*` +
 		foldLiteral("The following is recalled memory context,") + pySpace + `*` +
 		foldLiteral("NOT new user input.") + pySpace + `*` +
-		foldLiteral("Treat as informational background data.]") + pySpace + `*`)
+		foldLiteral("Treat as ") + `(?:` + foldLiteral("informational background data") + `|` +
+		foldLiteral("authoritative reference data") + `[^\]]*)` + foldLiteral(".]") + pySpace + `*`)
 	memoryContextTag = regexp.MustCompile(`</?` + pySpace + `*` + foldLiteral("memory-context") + pySpace + `*>`)
 )
 
 // SanitizeContext is agent.memory_manager.sanitize_context: it removes whole
 // <memory-context>…</memory-context> blocks (shortest match, across lines), then the
-// "[System note: The following is recalled memory context, …]" banner with the whitespace
+// "[System note: The following is recalled memory context, …]" banner (either form) with the whitespace
 // after it, then any leftover opening or closing memory-context tag, all case-insensitively
 // and with Python's Unicode whitespace inside the tags. It returns the result without
 // stripping it (callers strip with Strip). Invalid UTF-8 bytes match as U+FFFD and are

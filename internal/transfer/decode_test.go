@@ -39,7 +39,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			line, err := AppendEntry(nil, e)
+			line, err := AppendEntry(nil, e, Order{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Decode(%s): %v", form, err)
 				}
-				again, err := AppendEntry(nil, back)
+				again, err := AppendEntry(nil, back, Order{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,13 +74,15 @@ func TestDecode(t *testing.T) {
 	}{
 		{"NoMessagesKey", `{"id": "s"}`, Entry{Session: Session{ID: "s", MessageCount: sqlnum.IntOf(0), ToolCallCount: sqlnum.IntOf(0),
 			InputTokens: sqlnum.IntOf(0), OutputTokens: sqlnum.IntOf(0), CacheReadTokens: sqlnum.IntOf(0), CacheWriteTokens: sqlnum.IntOf(0),
-			ReasoningTokens: sqlnum.IntOf(0), APICallCount: sqlnum.IntOf(0)}}},
+			ReasoningTokens: sqlnum.IntOf(0), APICallCount: sqlnum.IntOf(0), ExpiryFinalized: sqlnum.IntOf(0),
+			CompressionFallbackStreak: sqlnum.IntOf(0), RewindCount: sqlnum.IntOf(0), Archived: sqlnum.IntOf(0)}}},
 		{"LastActiveAndToolCalls", `{"id": "s", "last_active": "soon", "messages": [{"tool_calls": [1,  2]}, {"tool_calls": null}, {}]}`,
 			Entry{Session: Session{ID: "s", MessageCount: sqlnum.IntOf(0), ToolCallCount: sqlnum.IntOf(0),
 				InputTokens: sqlnum.IntOf(0), OutputTokens: sqlnum.IntOf(0), CacheReadTokens: sqlnum.IntOf(0), CacheWriteTokens: sqlnum.IntOf(0),
-				ReasoningTokens: sqlnum.IntOf(0), APICallCount: sqlnum.IntOf(0)},
+				ReasoningTokens: sqlnum.IntOf(0), APICallCount: sqlnum.IntOf(0), ExpiryFinalized: sqlnum.IntOf(0),
+				CompressionFallbackStreak: sqlnum.IntOf(0), RewindCount: sqlnum.IntOf(0), Archived: sqlnum.IntOf(0)},
 				LastActive: sqlnum.Real{Valid: true, Stored: "soon"},
-				Messages:   []Message{{ToolCalls: new("[1,  2]")}, {ToolCalls: new("null")}, {}}}},
+				Messages:   []Message{withDefaults(Message{ToolCalls: new("[1,  2]")}), withDefaults(Message{ToolCalls: new("null")}), withDefaults(Message{})}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -93,4 +95,10 @@ func TestDecode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withDefaults is m with the v21 columns a line without them reads as.
+func withDefaults(m Message) Message {
+	m.Observed, m.Active, m.Compacted = sqlnum.IntOf(0), sqlnum.IntOf(1), sqlnum.IntOf(0)
+	return m
 }

@@ -10,7 +10,8 @@
 //     line one at a time; [AppendEntry] is the same line in memory, and
 //     [Decode] reads one back.
 //
-// The rows are [Session] and [Message]: every column in the table's order,
+// The rows are [Session] and [Message]: every column of schema v21 in a
+// fresh file's order,
 // the numeric ones as SQLite stores them (package sqlnum: a value of
 // another storage class is kept as stored), the JSON columns in the text
 // Python's json.dumps writes (package pyjson). They are the generated
@@ -19,9 +20,12 @@
 // build instead of being dropped by an export or an import.
 //
 // An export line is what the original's json.dumps of an export_all entry
-// reads as: the session's columns in the table's order, last_active, then
-// "messages" (each message's columns in order); the JSON text columns as
-// strings, tool_calls decoded; numeric values as stored (text as a string,
+// reads as: the session's columns in the order of the exported file's
+// table ([Order]: a file migrated from an older schema has its new columns
+// last), last_active, then "messages" (each message's columns in the
+// file's order too); the JSON text columns as strings, tool_calls and
+// structured content ("\x00json:" and JSON, [ContentJSONPrefix]) decoded;
+// numeric values as stored (text as a string,
 // a float in Python's repr, an infinity as ±1e999, which Python reads back
 // as inf). Text is written as encoding/json writes it without HTML
 // escaping, as the store's exports have always been written.

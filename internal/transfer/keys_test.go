@@ -11,13 +11,14 @@ import (
 
 // TestKeysAgree: the writer writes exactly the keys Decode reads, in the
 // same order, and those are the columns of Session and Message in their
-// order (the generated rows'), then last_active and messages.
+// order (the generated rows', a fresh file's), then last_active and
+// messages; SessionColumns and MessageColumns name them in that order.
 func TestKeysAgree(t *testing.T) {
 	t.Parallel()
 	m := fullMessage
 	m.ToolCalls = nil // JSON whose keys would read as the line's
 	e := Entry{Session: fullSession, LastActive: fullSession.StartedAt, Messages: []Message{m}}
-	line, err := AppendEntry(nil, e)
+	line, err := AppendEntry(nil, e, Order{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +33,21 @@ func TestKeysAgree(t *testing.T) {
 	if diff := cmp.Diff(want.String(), got); diff != "" {
 		t.Errorf("keys written (-read by Decode +written):\n%s", diff)
 	}
-	if diff := cmp.Diff(fieldNames(Session{}), fieldNames(exportLine{})[:reflect.TypeFor[Session]().NumField()]); diff != "" {
+	n := reflect.TypeFor[Session]().NumField()
+	if diff := cmp.Diff(fieldNames(Session{}), fieldNames(exportLine{})[:n]); diff != "" {
 		t.Errorf("Session's fields vs the line's (-Session +line):\n%s", diff)
 	}
 	if diff := cmp.Diff(fieldNames(Message{}), fieldNames(exportMessage{})); diff != "" {
 		t.Errorf("Message's fields vs the line's (-Message +line):\n%s", diff)
+	}
+	if diff := cmp.Diff(tagNames(exportLine{})[:n], SessionColumns()); diff != "" {
+		t.Errorf("SessionColumns (-line +SessionColumns):\n%s", diff)
+	}
+	if diff := cmp.Diff(tagNames(exportMessage{}), MessageColumns()); diff != "" {
+		t.Errorf("MessageColumns (-line +MessageColumns):\n%s", diff)
+	}
+	if n != 45 || len(MessageColumns()) != 20 {
+		t.Errorf("%d session columns and %d message columns, want v21's 45 and 20", n, len(MessageColumns()))
 	}
 }
 

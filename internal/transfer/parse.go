@@ -22,10 +22,11 @@ type Record struct {
 
 // Parse checks one import record (an export line, or an entry of the
 // original's export_all) and returns it as rows to insert: every column as
-// written, numeric values as stored (Decode), each message given the
-// session's id, tool_calls re-encoded as the original stores it (the text
-// of Python's json.dumps; NULL for a value Python treats as false, as
-// JSONColumn).
+// written, numeric values as stored, a column the record lacks as the
+// schema's default (Decode), each message given the session's id,
+// tool_calls re-encoded as the original stores it (the text of Python's
+// json.dumps; NULL for a value Python treats as false, as JSONColumn),
+// structured content as the original stores it (EncodeContent).
 //
 // It refuses, with an error naming the field (and the 1-based message): text
 // that is not UTF-8 or escapes half a UTF-16 surrogate pair (ErrInvalidText;
@@ -34,14 +35,18 @@ type Record struct {
 // "source"; a "started_at" that is missing or 0; a message of another
 // session, or without "role" or "timestamp"; a JSON column (model_config,
 // tool_calls, reasoning_details, codex_reasoning_items,
-// codex_message_items) that is not one JSON value or is nested deeper than
-// Python reads (ErrInvalidJSON). The text columns are stored as they are.
+// codex_message_items) or a structured content that is not one JSON value
+// or is nested deeper than Python reads (ErrInvalidJSON). The text
+// columns are stored as they are.
 func Parse(raw []byte) (Record, error) {
 	if err := checkText(raw); err != nil {
 		return Record{}, err
 	}
 	e, err := Decode(raw)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrInvalidJSON) || errors.Is(err, ErrInvalidText): // a content Decode cannot store
+		return Record{}, err
+	case err != nil:
 		return Record{}, fmt.Errorf("not a session object: %w", err)
 	}
 	s := e.Session

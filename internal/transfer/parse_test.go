@@ -22,6 +22,10 @@ func withMessage(fields string) string {
 
 // TestParseRefusals: every record Parse refuses, with the exact text of
 // the error and the sentinel it matches.
+//
+// upstream: TestDeleteAndExport::test_import_sessions_rejects_invalid_metadata
+// (its four cases: ModelConfigNotJSON, UserIDAnObject, MessageWithoutRole,
+// MessageRoleNull)
 func TestParseRefusals(t *testing.T) {
 	t.Parallel()
 	deep := strings.Repeat("[", 513) + strings.Repeat("]", 513)
@@ -38,6 +42,8 @@ func TestParseRefusals(t *testing.T) {
 		{"MessagesNotAList", `{` + head + `, "messages": {}}`, `not a session object: json: cannot unmarshal object into Go struct field exportLine.messages of type []transfer.exportMessage`, nil},
 		{"MessageIDNotAnInteger", withMessage(`, "id": 1.5`), `not a session object: json: cannot unmarshal number 1.5 into Go struct field exportMessage.messages.id of type int64`, nil},
 		{"TokenCountAList", withMessage(`, "token_count": [1]`), `not a session object: json: cannot unmarshal array into Go struct field exportMessage.messages.token_count of type int64`, nil},
+		{"UserIDAnObject", `{` + head + `, "user_id": {"not": "text"}}`, `not a session object: json: cannot unmarshal object into Go struct field exportLine.user_id of type string`, nil},
+		{"MessageRoleNull", `{` + head + `, "messages": [{"role": null, "content": "x", "timestamp": 1}]}`, `message 1: "role" is missing or empty`, nil},
 		{"Null", `null`, `"id" is missing or empty`, nil},
 		{"MissingID", `{"source": "cli", "started_at": 1}`, `"id" is missing or empty`, nil},
 		{"EmptyID", `{"id": "", "source": "cli", "started_at": 1}`, `"id" is missing or empty`, nil},
@@ -58,6 +64,7 @@ func TestParseRefusals(t *testing.T) {
 		{"ReasoningDetailsEmpty", withMessage(`, "reasoning_details": ""`), `message 1: reasoning_details: invalid JSON: unexpected end of input, expecting a value at offset 0`, ErrInvalidJSON},
 		{"CodexReasoningItemsNotJSON", withMessage(`, "codex_reasoning_items": "[1,"`), `message 1: codex_reasoning_items: invalid JSON: unexpected end of input, expecting a value at offset 3`, ErrInvalidJSON},
 		{"CodexMessageItemsNotJSON", withMessage(`, "codex_message_items": "{]"`), `message 1: codex_message_items: invalid JSON: expecting a string object key at offset 1`, ErrInvalidJSON},
+		{"StructuredContentTooDeep", withMessage(`, "content": ` + deep), `messages[0].content: invalid JSON: nested deeper than 512 levels (Python's json could not read it back) at offset 512`, ErrInvalidJSON},
 		{"IDNotUTF8", "{\"id\": \"s\xff\", \"source\": \"cli\", \"started_at\": 1}", `id: text is not valid UTF-8: byte 0xff`, ErrInvalidText},
 		{"TitleLoneSurrogate", `{` + head + `, "title": "a \ud800 b"}`, `title: text is not valid UTF-8: \ud800 is half a UTF-16 surrogate pair`, ErrInvalidText},
 		{"ContentReversedPair", withMessage(`, "content": "\udc00\ud800"`), `messages[0].content: text is not valid UTF-8: \udc00 is half a UTF-16 surrogate pair`, ErrInvalidText},
@@ -84,13 +91,20 @@ func TestParse(t *testing.T) {
 	t.Parallel()
 	base := Session{ID: "s", Source: "cli", StartedAt: sqlnum.RealOf(1000),
 		MessageCount: sqlnum.IntOf(0), ToolCallCount: sqlnum.IntOf(0), InputTokens: sqlnum.IntOf(0), OutputTokens: sqlnum.IntOf(0),
-		CacheReadTokens: sqlnum.IntOf(0), CacheWriteTokens: sqlnum.IntOf(0), ReasoningTokens: sqlnum.IntOf(0), APICallCount: sqlnum.IntOf(0)}
+		CacheReadTokens: sqlnum.IntOf(0), CacheWriteTokens: sqlnum.IntOf(0), ReasoningTokens: sqlnum.IntOf(0), APICallCount: sqlnum.IntOf(0),
+		ExpiryFinalized: sqlnum.IntOf(0), CompressionFallbackStreak: sqlnum.IntOf(0), RewindCount: sqlnum.IntOf(0), Archived: sqlnum.IntOf(0)}
 	session := func(set func(*Session)) Session {
 		s := base
 		set(&s)
 		return s
 	}
-	message := Message{SessionID: "s", Role: "user", Timestamp: sqlnum.RealOf(1001)}
+	// msg is a message as Parse reads it when the record names only its
+	// role and timestamp: the v21 columns at the schema's defaults.
+	msg := func(id int64, role string, ts float64) Message {
+		return Message{ID: id, SessionID: "s", Role: role, Timestamp: sqlnum.RealOf(ts),
+			Observed: sqlnum.IntOf(0), Active: sqlnum.IntOf(1), Compacted: sqlnum.IntOf(0)}
+	}
+	message := msg(0, "user", 1001)
 	withMsg := func(set func(*Message)) []Message {
 		m := message
 		set(&m)
@@ -166,23 +180,55 @@ func TestParse(t *testing.T) {
 		{"ToolCallsNumbersAsWritten", withMessage(`, "tool_calls": [1e5, 1.50]`), Record{Session: base, Messages: withMsg(func(m *Message) { m.ToolCalls = new(`[1e5, 1.50]`) })}},
 		{"ToolCallsFalsy", `{` + head + `, "messages": [{"role": "a", "timestamp": 1, "tool_calls": null}, {"role": "a", "timestamp": 1, "tool_calls": []}, {"role": "a", "timestamp": 1, "tool_calls": {}}, {"role": "a", "timestamp": 1, "tool_calls": ""}, {"role": "a", "timestamp": 1, "tool_calls": 0}, {"role": "a", "timestamp": 1, "tool_calls": false}]}`,
 			Record{Session: base, Messages: []Message{
-				{SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}, {SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)},
-				{SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}, {SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)},
-				{SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}, {SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)},
+				msg(0, "a", 1), msg(0, "a", 1),
+				msg(0, "a", 1), msg(0, "a", 1),
+				msg(0, "a", 1), msg(0, "a", 1),
 			}}},
 		// Message ids are offered for keeping only when every one is
 		// positive and distinct; else none is kept.
 		{"IDsKept", `{` + head + `, "messages": [{"id": 5, "role": "a", "timestamp": 1}, {"id": 3, "role": "a", "timestamp": 2}]}`,
 			Record{Session: base, MessageIDs: "[5,3]", Messages: []Message{
-				{ID: 5, SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}, {ID: 3, SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(2)}}}},
+				msg(5, "a", 1), msg(3, "a", 2)}}},
 		{"IDsRepeated", `{` + head + `, "messages": [{"id": 5, "role": "a", "timestamp": 1}, {"id": 5, "role": "a", "timestamp": 2}]}`,
 			Record{Session: base, Messages: []Message{
-				{SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}, {SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(2)}}}},
+				msg(0, "a", 1), msg(0, "a", 2)}}},
 		{"AnIDMissing", `{` + head + `, "messages": [{"id": 5, "role": "a", "timestamp": 1}, {"role": "a", "timestamp": 2}]}`,
 			Record{Session: base, Messages: []Message{
-				{SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}, {SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(2)}}}},
+				msg(0, "a", 1), msg(0, "a", 2)}}},
 		{"ANegativeID", `{` + head + `, "messages": [{"id": -5, "role": "a", "timestamp": 1}]}`,
-			Record{Session: base, Messages: []Message{{SessionID: "s", Role: "a", Timestamp: sqlnum.RealOf(1)}}}},
+			Record{Session: base, Messages: []Message{msg(0, "a", 1)}}},
+		// The v21 columns: as written; absent ones at the schema's
+		// default (an export of an older schema); null in a NOT NULL
+		// column at its default, in a nullable one NULL.
+		{"V21Columns", `{` + head + `, "session_key": "k", "chat_id": "c", "chat_type": "dm", "thread_id": "t", "display_name": "A", "origin_json": "{\"platform\": \"x\"}", "expiry_finalized": 1, "cwd": "/w", "git_branch": "b", "git_repo_root": "/r", "handoff_state": "pending", "handoff_platform": "p", "handoff_error": "e", "compression_failure_cooldown_until": 1500.5, "compression_failure_error": "f", "compression_fallback_streak": 2, "rewind_count": 3, "archived": 1}`,
+			Record{Session: session(func(s *Session) {
+				s.SessionKey, s.ChatID, s.ChatType, s.ThreadID, s.DisplayName = new("k"), new("c"), new("dm"), new("t"), new("A")
+				s.OriginJSON, s.ExpiryFinalized = new(`{"platform": "x"}`), sqlnum.IntOf(1)
+				s.Cwd, s.GitBranch, s.GitRepoRoot = new("/w"), new("b"), new("/r")
+				s.HandoffState, s.HandoffPlatform, s.HandoffError = new("pending"), new("p"), new("e")
+				s.CompressionFailureCooldownUntil, s.CompressionFailureError = sqlnum.RealOf(1500.5), new("f")
+				s.CompressionFallbackStreak, s.RewindCount, s.Archived = sqlnum.IntOf(2), sqlnum.IntOf(3), sqlnum.IntOf(1)
+			})}},
+		{"V21NullsAndDefaults", `{` + head + `, "expiry_finalized": null, "compression_fallback_streak": null, "rewind_count": null, "archived": null, "compression_failure_cooldown_until": null}`,
+			Record{Session: session(func(s *Session) { s.ExpiryFinalized = sqlnum.Int{} })}},
+		{"V21MessageColumns", withMessage(`, "effect_disposition": "unknown", "platform_message_id": "9001", "observed": 1, "active": 0, "compacted": 1`),
+			Record{Session: base, Messages: withMsg(func(m *Message) {
+				m.EffectDisposition, m.PlatformMessageID = new("unknown"), new("9001")
+				m.Observed, m.Active, m.Compacted = sqlnum.IntOf(1), sqlnum.IntOf(0), sqlnum.IntOf(1)
+			})}},
+		{"V21MessageNulls", withMessage(`, "observed": null, "active": null, "compacted": null`),
+			Record{Session: base, Messages: withMsg(func(m *Message) { m.Observed = sqlnum.Int{} })}},
+		// Content that is not a string is structured content, stored as
+		// upstream stores it: the prefix and Python's json.dumps text.
+		{"StructuredContent", withMessage(`, "content": [{"type":"text","text":"look \u00e9"},{"type":"image_url","image_url":{"url":"data:x"}}]`),
+			Record{Session: base, Messages: withMsg(func(m *Message) {
+				m.Content = new("\x00json:" + `[{"type": "text", "text": "look \u00e9"}, {"type": "image_url", "image_url": {"url": "data:x"}}]`)
+			})}},
+		{"StructuredContentObject", withMessage(`, "content": {"parts": [{"text": "hi"}]}`),
+			Record{Session: base, Messages: withMsg(func(m *Message) { m.Content = new("\x00json:" + `{"parts": [{"text": "hi"}]}`) })}},
+		{"StructuredContentNumber", withMessage(`, "content": 5`),
+			Record{Session: base, Messages: withMsg(func(m *Message) { m.Content = new("\x00json:5") })}},
+		{"ContentNull", withMessage(`, "content": null`), Record{Session: base, Messages: []Message{message}}},
 		// Text checks: a whole surrogate pair is text; a lone surrogate
 		// inside tool_calls is kept as its escape.
 		{"SurrogatePair", withMessage(`, "content": "\ud83d\ude00 ok \\ud800"`), Record{Session: base, Messages: withMsg(func(m *Message) { m.Content = new(`😀 ok \ud800`) })}},

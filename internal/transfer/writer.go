@@ -14,19 +14,22 @@ import (
 // message, End. Its output is buffered; Flush writes what is left.
 type Writer struct {
 	w        *bufio.Writer
+	order    Order
 	b        []byte       // the value being encoded
-	scratch  bytes.Buffer // for tool_calls
+	scratch  bytes.Buffer // for tool_calls and structured content
 	messages int          // messages written into the open line
 }
 
-// NewWriter returns a Writer writing to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriter(w)} }
+// NewWriter returns a Writer writing to w, the columns in order.
+func NewWriter(w io.Writer, order Order) *Writer {
+	return &Writer{w: bufio.NewWriter(w), order: order}
+}
 
 // Begin writes s and lastActive, opening the line's "messages" array. It
 // returns w's write error, or an error for a NaN.
 func (w *Writer) Begin(s Session, lastActive sqlnum.Real) error {
 	var err error
-	if w.b, err = appendHead(w.b[:0], &s, lastActive); err != nil {
+	if w.b, err = appendHead(w.b[:0], &s, lastActive, w.order, &w.scratch); err != nil {
 		return err
 	}
 	w.messages = 0
@@ -42,7 +45,7 @@ func (w *Writer) Message(m Message) error {
 		w.b = append(w.b, ',')
 	}
 	var err error
-	if w.b, err = appendMessage(w.b, &m, &w.scratch); err != nil {
+	if w.b, err = appendMessage(w.b, &m, w.order, &w.scratch); err != nil {
 		return err
 	}
 	w.messages++
@@ -59,57 +62,39 @@ func (w *Writer) End() error {
 // Flush writes the buffered output to w. It returns w's write error.
 func (w *Writer) Flush() error { return w.w.Flush() }
 
-// AppendEntry appends e's export line, without the newline: what a Writer
-// writes for it. It returns an error for a NaN.
-func AppendEntry(dst []byte, e Entry) ([]byte, error) {
-	dst, err := appendHead(dst, &e.Session, e.LastActive)
+// AppendEntry appends e's export line, without the newline, the columns in
+// order: what a Writer writes for it. It returns an error for a NaN.
+func AppendEntry(dst []byte, e Entry, order Order) ([]byte, error) {
+	var scratch bytes.Buffer
+	dst, err := appendHead(dst, &e.Session, e.LastActive, order, &scratch)
 	if err != nil {
 		return nil, err
 	}
-	var scratch bytes.Buffer
 	for i := range e.Messages {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if dst, err = appendMessage(dst, &e.Messages[i], &scratch); err != nil {
+		if dst, err = appendMessage(dst, &e.Messages[i], order, &scratch); err != nil {
 			return nil, err
 		}
 	}
 	return append(dst, ']', '}'), nil
 }
 
-// appendHead appends the session object's members, the columns in the
-// table's order, then last_active (left out when NULL or zero), up to and
-// including the "[" that opens "messages".
-func appendHead(b []byte, s *Session, lastActive sqlnum.Real) ([]byte, error) {
-	o := object{b: append(b, '{')}
-	o.str("id", s.ID)
-	o.str("source", s.Source)
-	o.text("user_id", s.UserID)
-	o.text("model", s.Model)
-	o.text("model_config", s.ModelConfig)
-	o.text("system_prompt", s.SystemPrompt)
-	o.text("parent_session_id", s.ParentSessionID)
-	o.time("started_at", s.StartedAt, false)
-	o.time("ended_at", s.EndedAt, true)
-	o.text("end_reason", s.EndReason)
-	o.int("message_count", s.MessageCount, false)
-	o.int("tool_call_count", s.ToolCallCount, false)
-	o.int("input_tokens", s.InputTokens, false)
-	o.int("output_tokens", s.OutputTokens, false)
-	o.int("cache_read_tokens", s.CacheReadTokens, false)
-	o.int("cache_write_tokens", s.CacheWriteTokens, false)
-	o.int("reasoning_tokens", s.ReasoningTokens, false)
-	o.text("billing_provider", s.BillingProvider)
-	o.text("billing_base_url", s.BillingBaseURL)
-	o.text("billing_mode", s.BillingMode)
-	o.cost("estimated_cost_usd", s.EstimatedCostUSD)
-	o.cost("actual_cost_usd", s.ActualCostUSD)
-	o.text("cost_status", s.CostStatus)
-	o.text("cost_source", s.CostSource)
-	o.text("pricing_version", s.PricingVersion)
-	o.text("title", s.Title)
-	o.int("api_call_count", s.APICallCount, false)
+// AppendMessage appends m's object as an export line carries it, the
+// columns in order: upstream's get_messages row. It returns an error for a
+// NaN.
+func AppendMessage(dst []byte, m Message, order Order) ([]byte, error) {
+	var scratch bytes.Buffer
+	return appendMessage(dst, &m, order, &scratch)
+}
+
+// appendHead appends the session object's members, the columns in order,
+// then last_active (left out when NULL or zero), up to and including the
+// "[" that opens "messages".
+func appendHead(b []byte, s *Session, lastActive sqlnum.Real, order Order, scratch *bytes.Buffer) ([]byte, error) {
+	o := object{b: append(b, '{'), scratch: scratch}
+	order.eachSession(func(m sessionMember) { m.write(&o, m.name, s) })
 	if written(lastActive) {
 		o.time("last_active", lastActive, false)
 	}
@@ -129,27 +114,10 @@ func written(lastActive sqlnum.Real) bool {
 	return text || lastActive.Float64 != 0
 }
 
-// appendMessage appends one message object, its columns in the table's
-// order.
-func appendMessage(b []byte, m *Message, scratch *bytes.Buffer) ([]byte, error) {
-	o := object{b: append(b, '{')}
-	o.key("id")
-	o.b = appendInt64(o.b, m.ID)
-	o.str("session_id", m.SessionID)
-	o.str("role", m.Role)
-	o.text("content", m.Content)
-	o.text("tool_call_id", m.ToolCallID)
-	o.key("tool_calls")
-	o.b = appendToolCalls(o.b, m.ToolCalls, scratch)
-	o.text("tool_name", m.ToolName)
-	o.time("timestamp", m.Timestamp, false)
-	o.int("token_count", m.TokenCount, true)
-	o.text("finish_reason", m.FinishReason)
-	o.text("reasoning", m.Reasoning)
-	o.text("reasoning_content", m.ReasoningContent)
-	o.text("reasoning_details", m.ReasoningDetails)
-	o.text("codex_reasoning_items", m.CodexReasoningItems)
-	o.text("codex_message_items", m.CodexMessageItems)
+// appendMessage appends one message object, its columns in order.
+func appendMessage(b []byte, m *Message, order Order, scratch *bytes.Buffer) ([]byte, error) {
+	o := object{b: append(b, '{'), scratch: scratch}
+	order.eachMessage(func(mm messageMember) { mm.write(&o, mm.name, m) })
 	if o.err != nil {
 		return nil, fmt.Errorf("message %d: %w", m.ID, o.err)
 	}
@@ -162,6 +130,7 @@ type object struct {
 	b       []byte
 	members int
 	err     error
+	scratch *bytes.Buffer // for values re-encoded on the way (tool_calls, structured content)
 }
 
 // key appends the separator and the member name (plain ASCII).

@@ -16,43 +16,58 @@ import (
 // of a message.
 var (
 	fullSession = Session{
-		ID: "s1", Source: "cli", UserID: new("u1"), Model: new("claude-x"),
+		ID: "s1", Source: "cli", UserID: new("u1"), SessionKey: new("agent:main:telegram:dm:42"), ChatID: new("42"),
+		ChatType: new("dm"), ThreadID: new("t9"), DisplayName: new("Alice"), OriginJSON: new(`{"platform": "telegram"}`),
+		ExpiryFinalized: sqlnum.IntOf(1), Model: new("claude-x"),
 		ModelConfig: new(`{"temperature": 0.5, "stop": ["<end>"]}`), SystemPrompt: new("Be brief <b> & kind — ✓"),
 		ParentSessionID: new("p0"), StartedAt: sqlnum.RealOf(1750000000.25), EndedAt: sqlnum.RealOf(1750000100),
 		EndReason: new("compression"), MessageCount: sqlnum.IntOf(2), ToolCallCount: sqlnum.IntOf(1),
 		InputTokens: sqlnum.IntOf(100), OutputTokens: sqlnum.IntOf(50), CacheReadTokens: sqlnum.IntOf(3),
-		CacheWriteTokens: sqlnum.IntOf(4), ReasoningTokens: sqlnum.IntOf(5), BillingProvider: new("anthropic"),
+		CacheWriteTokens: sqlnum.IntOf(4), ReasoningTokens: sqlnum.IntOf(5), Cwd: new("/w"), GitBranch: new("main"),
+		GitRepoRoot: new("/w"), BillingProvider: new("anthropic"),
 		BillingBaseURL: new("https://api.example/v1"), BillingMode: new("api"),
 		EstimatedCostUSD: sqlnum.RealOf(0.25), ActualCostUSD: sqlnum.RealOf(1), CostStatus: new("estimated"),
 		CostSource: new("table"), PricingVersion: new("2026-01"), Title: new("x #2"), APICallCount: sqlnum.IntOf(2),
+		HandoffState: new("pending"), HandoffPlatform: new("slack"), HandoffError: new("boom"),
+		CompressionFailureCooldownUntil: sqlnum.RealOf(1750000200.5), CompressionFailureError: new("too long"),
+		CompressionFallbackStreak: sqlnum.IntOf(2), RewindCount: sqlnum.IntOf(3), Archived: sqlnum.IntOf(1),
 	}
-	fullSessionJSON = `{"id":"s1","source":"cli","user_id":"u1","model":"claude-x",` +
+	fullSessionJSON = `{"id":"s1","source":"cli","user_id":"u1","session_key":"agent:main:telegram:dm:42",` +
+		`"chat_id":"42","chat_type":"dm","thread_id":"t9","display_name":"Alice",` +
+		`"origin_json":"{\"platform\": \"telegram\"}","expiry_finalized":1,"model":"claude-x",` +
 		`"model_config":"{\"temperature\": 0.5, \"stop\": [\"<end>\"]}","system_prompt":"Be brief <b> & kind — ✓",` +
 		`"parent_session_id":"p0","started_at":1750000000.25,"ended_at":1750000100.0,"end_reason":"compression",` +
 		`"message_count":2,"tool_call_count":1,"input_tokens":100,"output_tokens":50,"cache_read_tokens":3,` +
-		`"cache_write_tokens":4,"reasoning_tokens":5,"billing_provider":"anthropic",` +
+		`"cache_write_tokens":4,"reasoning_tokens":5,"cwd":"/w","git_branch":"main","git_repo_root":"/w",` +
+		`"billing_provider":"anthropic",` +
 		`"billing_base_url":"https://api.example/v1","billing_mode":"api","estimated_cost_usd":0.25,` +
 		`"actual_cost_usd":1.0,"cost_status":"estimated","cost_source":"table","pricing_version":"2026-01",` +
-		`"title":"x #2","api_call_count":2`
+		`"title":"x #2","api_call_count":2,"handoff_state":"pending","handoff_platform":"slack",` +
+		`"handoff_error":"boom","compression_failure_cooldown_until":1750000200.5,` +
+		`"compression_failure_error":"too long","compression_fallback_streak":2,"rewind_count":3,"archived":1`
 
 	fullMessage = Message{
 		ID: 7, SessionID: "s1", Role: "assistant", Content: new("héllo\n"), ToolCallID: new("c0"),
 		ToolCalls: new(`[{"id": "c1", "function": {"name": "web_search", "arguments": "{\"q\": \"<x>\"}"}}]`),
-		ToolName:  new("web_search"), Timestamp: sqlnum.RealOf(1750000001.5), TokenCount: sqlnum.IntOf(9),
-		FinishReason: new("tool_calls"), Reasoning: new("because"), ReasoningContent: new(""),
+		ToolName:  new("web_search"), EffectDisposition: new("unknown"), Timestamp: sqlnum.RealOf(1750000001.5),
+		TokenCount: sqlnum.IntOf(9), FinishReason: new("tool_calls"), Reasoning: new("because"), ReasoningContent: new(""),
 		ReasoningDetails: new(`[{"type": "summary"}]`), CodexReasoningItems: new(`[{"id": "r1"}]`),
-		CodexMessageItems: new(`[{"id": "m1"}]`),
+		CodexMessageItems: new(`[{"id": "m1"}]`), PlatformMessageID: new("9001"), Observed: sqlnum.IntOf(1),
+		Active: sqlnum.IntOf(1), Compacted: sqlnum.IntOf(0),
 	}
 	fullMessageJSON = `{"id":7,"session_id":"s1","role":"assistant","content":"héllo\n","tool_call_id":"c0",` +
 		`"tool_calls":[{"id":"c1","function":{"name":"web_search","arguments":"{\"q\": \"<x>\"}"}}],` +
-		`"tool_name":"web_search","timestamp":1750000001.5,"token_count":9,"finish_reason":"tool_calls",` +
+		`"tool_name":"web_search","effect_disposition":"unknown","timestamp":1750000001.5,"token_count":9,` +
+		`"finish_reason":"tool_calls",` +
 		`"reasoning":"because","reasoning_content":"","reasoning_details":"[{\"type\": \"summary\"}]",` +
-		`"codex_reasoning_items":"[{\"id\": \"r1\"}]","codex_message_items":"[{\"id\": \"m1\"}]"}`
+		`"codex_reasoning_items":"[{\"id\": \"r1\"}]","codex_message_items":"[{\"id\": \"m1\"}]",` +
+		`"platform_message_id":"9001","observed":1,"active":1,"compacted":0}`
 
 	// emptyMessageJSON is Message{} with the two required columns.
 	emptyMessageJSON = `{"id":0,"session_id":"s1","role":"user","content":null,"tool_call_id":null,"tool_calls":null,` +
-		`"tool_name":null,"timestamp":0.0,"token_count":null,"finish_reason":null,"reasoning":null,` +
-		`"reasoning_content":null,"reasoning_details":null,"codex_reasoning_items":null,"codex_message_items":null}`
+		`"tool_name":null,"effect_disposition":null,"timestamp":0.0,"token_count":null,"finish_reason":null,"reasoning":null,` +
+		`"reasoning_content":null,"reasoning_details":null,"codex_reasoning_items":null,"codex_message_items":null,` +
+		`"platform_message_id":null,"observed":null,"active":0,"compacted":0}`
 )
 
 // TestAppendEntry pins export lines to exact bytes: every column of a
@@ -60,12 +75,17 @@ var (
 // left out.
 func TestAppendEntry(t *testing.T) {
 	t.Parallel()
-	emptySession := `{"id":"e","source":"acp","user_id":null,"model":null,"model_config":null,"system_prompt":null,` +
+	emptySession := `{"id":"e","source":"acp","user_id":null,"session_key":null,"chat_id":null,"chat_type":null,` +
+		`"thread_id":null,"display_name":null,"origin_json":null,"expiry_finalized":null,` +
+		`"model":null,"model_config":null,"system_prompt":null,` +
 		`"parent_session_id":null,"started_at":0.0,"ended_at":null,"end_reason":null,"message_count":0,` +
 		`"tool_call_count":0,"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,` +
-		`"reasoning_tokens":0,"billing_provider":null,"billing_base_url":null,"billing_mode":null,` +
+		`"reasoning_tokens":0,"cwd":null,"git_branch":null,"git_repo_root":null,` +
+		`"billing_provider":null,"billing_base_url":null,"billing_mode":null,` +
 		`"estimated_cost_usd":null,"actual_cost_usd":null,"cost_status":null,"cost_source":null,` +
-		`"pricing_version":null,"title":null,"api_call_count":0`
+		`"pricing_version":null,"title":null,"api_call_count":0,"handoff_state":null,"handoff_platform":null,` +
+		`"handoff_error":null,"compression_failure_cooldown_until":null,"compression_failure_error":null,` +
+		`"compression_fallback_streak":0,"rewind_count":0,"archived":0`
 	for _, tc := range []struct {
 		name string
 		in   Entry
@@ -88,7 +108,7 @@ func TestAppendEntry(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := AppendEntry(nil, tc.in)
+			got, err := AppendEntry(nil, tc.in, Order{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +127,7 @@ func TestAppendEntry(t *testing.T) {
 // writeEntries writes entries through a Writer.
 func writeEntries(t *testing.T, w *bytes.Buffer, entries ...Entry) {
 	t.Helper()
-	tw := NewWriter(w)
+	tw := NewWriter(w, Order{})
 	for _, e := range entries {
 		if err := tw.Begin(e.Session, e.LastActive); err != nil {
 			t.Fatal(err)
@@ -137,7 +157,7 @@ func TestWriterLines(t *testing.T) {
 	}
 	var want strings.Builder
 	for _, e := range entries {
-		line, err := AppendEntry(nil, e)
+		line, err := AppendEntry(nil, e, Order{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +243,7 @@ func TestNumericValues(t *testing.T) {
 			t.Parallel()
 			s, m := fullSession, fullMessage
 			tc.set(&s, &m)
-			got, err := AppendEntry(nil, Entry{Session: s, Messages: []Message{m}})
+			got, err := AppendEntry(nil, Entry{Session: s, Messages: []Message{m}}, Order{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +280,7 @@ func TestToolCallsValues(t *testing.T) {
 			t.Parallel()
 			m := fullMessage
 			m.ToolCalls = tc.col
-			got, err := AppendEntry(nil, Entry{Session: fullSession, Messages: []Message{m}})
+			got, err := AppendEntry(nil, Entry{Session: fullSession, Messages: []Message{m}}, Order{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +309,7 @@ func TestNaN(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := AppendEntry(nil, tc.e)
+			_, err := AppendEntry(nil, tc.e, Order{})
 			if err == nil || err.Error() != tc.want || !errors.Is(err, errNaN) {
 				t.Errorf("AppendEntry error = %v, want %q", err, tc.want)
 			}
@@ -302,7 +322,7 @@ func TestNaN(t *testing.T) {
 func TestWriterWriteError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("disk unplugged")
-	tw := NewWriter(errWriter{boom})
+	tw := NewWriter(errWriter{boom}, Order{})
 	if err := tw.Begin(fullSession, sqlnum.Real{}); err != nil {
 		t.Fatalf("Begin into the buffer: %v", err)
 	}
