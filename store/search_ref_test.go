@@ -20,6 +20,7 @@ import (
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/migrations"
 )
 
 // srchCreate is create_session(id, source, model=…), failing the test on
@@ -734,8 +735,8 @@ func TestFTS5ToolCallMigrationSearch(t *testing.T) {
 			t.Errorf("SearchMessages(%q) (-want +got):\n%s", q, diff)
 		}
 	}
-	if v, err := s.SchemaVersion(context.Background()); err != nil || v != 11 {
-		t.Errorf("SchemaVersion = %d, %v; want 11", v, err)
+	if v, err := s.SchemaVersion(context.Background()); err != nil || v != migrations.Latest {
+		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, migrations.Latest)
 	}
 }
 

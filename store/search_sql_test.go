@@ -21,8 +21,8 @@ func handWrittenSQL(t *testing.T) map[string]string {
 	for _, st := range sqlitesearch.All() {
 		stmts["sqlitesearch "+st.Name()] = st.SQL()
 	}
-	if len(stmts) != 8 {
-		t.Fatalf("%d hand-written statements, want 8: %v", len(stmts), stmts)
+	if len(stmts) != 14 {
+		t.Fatalf("%d hand-written statements, want 14: %v", len(stmts), stmts)
 	}
 	return stmts
 }
