@@ -35,7 +35,7 @@ type Store struct {
 	closed bool
 
 	stats struct {
-		writes, retries, busy, checkpoints atomic.Uint64
+		writes, retries, busy, checkpoints, optimizes atomic.Uint64
 	}
 }
 
