@@ -1103,7 +1103,10 @@ func TestSearchResultShape(t *testing.T) {
 
 // TestSearchNeverFailsSilently: queries whose sanitised form is invalid
 // FTS5, which made the original return [] whatever the data, find the
-// messages holding their literal text.
+// messages holding their literal text. Upstream defect 9 (upstream-v21.md
+// §8), not followed: c2a3b9ce5, run over these same messages, still
+// answers [] to every one of them but the two colon queries (TODO: fix,
+// foo:bar), which its v21 sanitiser fixed.
 func TestSearchNeverFailsSilently(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, nil)
@@ -1122,6 +1125,7 @@ func TestSearchNeverFailsSilently(t *testing.T) {
 		{"Email", "user@example.com", "mail user@example.com today"},
 		{"NearParen", "NEAR(", "NEAR( is FTS5 syntax"},
 		{"LoneMinus", "x - y", "compute x - y here"},
+		{"Fraction", "3/7", "about 3/7 of them"},
 	}
 	ids := make([]int64, len(cases))
 	for i, c := range cases {
