@@ -17,7 +17,8 @@
 // leaves to an engine is only how it writes the statement: how it binds the
 // groups and the filters, and which statement shape it picks.
 //
-// [Sanitize] is the Python original's sanitiser, reproduced exactly;
+// [Sanitize] is the Python original's sanitiser as upstream has it at
+// schema v21 (c2a3b9ce5), reproduced exactly;
 // [IsCJK], [ContainsCJK] and [CountCJK] are its CJK helpers; [EscapeLike]
 // escapes LIKE patterns as it does.
 //
@@ -32,16 +33,17 @@
 //     python NOT java. NOT binds tighter than AND, AND tighter than OR.
 //     As in FTS5, lower-case and, or and not are ordinary words, and a
 //     quoted "OR" searches for the word.
-//   - content:word, FTS5's filter on the indexed column (there is only
-//     one), passes through as the original passes it.
+//
+// A ':' is read as a space, as upstream does since v21 (TODO: fix is TODO
+// fix): FTS5's column filter (content:word) is not available.
 //
 // Anything else is searched as literally as the index allows; see below.
 //
 // # How a query is read
 //
-// Parse starts from Sanitize's output, as the original does: balanced
-// phrases are kept, + { } ( ) ^ and unbalanced double quotes become
-// spaces, a leading '*' is dropped, one leading and one trailing AND/OR/NOT
+// Parse starts from Sanitize's output, as the original does: the first
+// [MaxQueryChars] code points are read, balanced phrases are kept,
+// + { } ( ) : ^ and unbalanced double quotes become spaces, a leading '*' is dropped, one leading and one trailing AND/OR/NOT
 // (any case) are removed, and words joined by '.', '-' or '_' are quoted
 // (chat-send → "chat-send", P2.2 → "P2.2", sp_new → "sp_new"). Python's
 // Unicode \w, \b and \s are reproduced by hand (Go's regexp classes are
@@ -55,10 +57,10 @@
 // to the word it starts in):
 //
 //   - A word FTS5 accepts on its own (a bareword of ASCII letters, digits,
-//     '_' or non-ASCII characters, perhaps with a '*' after it, a "phrase",
-//     content:word) stays as it is.
+//     '_' or non-ASCII characters, perhaps with a '*' after it, a "phrase")
+//     stays as it is.
 //   - Any other word becomes a phrase of its literal text, quotes inside
-//     doubled: foo:bar → "foo:bar", it's → "it's", gateway/run.py →
+//     doubled: it's → "it's", gateway/run.py →
 //     "gateway/run.py", user@example.com → "user@example.com", --force →
 //     "--force", .env → ".env". The unicode61 tokenizer splits the phrase
 //     into its words, so it finds exactly that sequence of words.
@@ -109,8 +111,9 @@
 // # Differences from the original
 //
 //   - The original returned no results, silently, whenever its sanitised
-//     query was invalid FTS5 (a AND OR b, foo:bar, it's, TODO: fix, x - y,
-//     rm -rf, user@example.com, …). Parse repairs those queries as
+//     query was invalid FTS5 (a AND OR b, it's, x - y, rm -rf,
+//     user@example.com, 3/7, gateway/run.py, …; upstream still does at
+//     v21, which fixed only the colon). Parse repairs those queries as
 //     described above; queries the original could run are unchanged.
 //   - OR-combined short CJK words (广西 OR 桂林 OR 漓江 OR 旅游) go to the
 //     LIKE scan, as upstream's later fix 058c50816 has it: the original

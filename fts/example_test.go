@@ -19,7 +19,7 @@ func ExampleSanitize() {
 	// deploy* → deploy*
 	// "exact phrase" OR  foo → "exact phrase" OR  foo
 	// sp_new and 血管瘤 → "sp_new" and 血管瘤
-	// foo:bar → foo:bar
+	// foo:bar → foo bar
 }
 
 // Parse picks the index and builds a query SQLite always accepts; for the
@@ -50,7 +50,7 @@ func ExampleParse() {
 	}
 	// Output:
 	// docker OR kubernetes: unicode61 MATCH docker OR kubernetes
-	// foo:bar: unicode61 MATCH "foo:bar"
+	// foo:bar: unicode61 MATCH foo bar
 	// a AND OR b: unicode61 MATCH a OR b
 	// 记忆系统 OR 断裂连接: trigram MATCH "记忆系统" OR "断裂连接"
 	// 广西 OR 桂林: like LIKE %广西% OR LIKE %桂林%, anchor 广西

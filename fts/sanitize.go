@@ -1,17 +1,26 @@
 package fts
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
 
+// MaxQueryChars is upstream's MAX_FTS5_QUERY_CHARS: Sanitize reads at
+// most this many code points of a query, as upstream does before any other
+// step.
+const MaxQueryChars = 2048
+
 // Sanitize is the original's SessionDB._sanitize_fts5_query, reproduced
-// exactly (reference spec §9.1) with Python's Unicode \w, \b and \s and
-// str.strip's whitespace set:
+// exactly as upstream has it at schema v21 (c2a3b9ce5; v11's reference
+// spec §9.1 plus the two changes since) with Python's Unicode \w, \b and
+// \s and str.strip's whitespace set:
 //
+//  0. Only the first MaxQueryChars code points are read (v21).
 //  1. Each balanced "quoted phrase" (a '"', the shortest run of non-'"'
 //     characters, a '"') is set aside behind a placeholder "\x00Q<i>\x00".
-//  2. Every remaining + { } ( ) " ^ becomes a space.
+//  2. Every remaining + { } ( ) : " ^ becomes a space (':' since v21: FTS5
+//     reads word:term as a column filter).
 //  3. Runs of '*' collapse to one; a '*' at the start or after whitespace
 //     is dropped.
 //  4. The text is stripped, one leading AND/OR/NOT (any case, followed by
@@ -23,17 +32,21 @@ import (
 //  6. The phrases are put back (placeholder i replaced by phrase i, in
 //     order, over the whole text) and the result is stripped.
 //
-// The result may be an invalid FTS5 query ("a AND OR b", "foo:bar", "it's",
-// "x - y"): the original then returned no results. [Parse] builds on
+// The result may be an invalid FTS5 query ("a AND OR b", "it's", "x - y"):
+// the original then returned no results. [Parse] builds on
 // Sanitize but never produces an invalid query. Each invalid UTF-8 byte in
 // q is read as U+FFFD (Python only ever sees decoded text).
 func Sanitize(q string) string {
-	s, phrases := protectPhrases([]rune(q))
+	runes := []rune(q)
+	if len(runes) > MaxQueryChars {
+		runes = runes[:MaxQueryChars]
+	}
+	s, phrases := protectPhrases(runes)
 	s = blankSpecials(s)
 	s = dropStars(s)
 	s = trimOperators(s)
 	s = quoteCompounds(s)
-	out := restorePhrases(string(s), phrases, strings.ContainsRune(q, 0))
+	out := restorePhrases(string(s), phrases, slices.Contains(runes, 0))
 	return string(strip([]rune(out)))
 }
 
@@ -112,12 +125,12 @@ func protectPhrases(s []rune) ([]rune, []string) {
 	return out, phrases
 }
 
-// blankSpecials is step 2, re.sub(r'[+{}()\"^]', " ", s).
+// blankSpecials is step 2, re.sub(r'[+{}():\"^]', " ", s).
 func blankSpecials(s []rune) []rune {
 	out := make([]rune, len(s))
 	for i, r := range s {
 		switch r {
-		case '+', '{', '}', '(', ')', '"', '^':
+		case '+', '{', '}', '(', ')', ':', '"', '^':
 			r = ' '
 		}
 		out[i] = r

@@ -52,7 +52,7 @@ var specTable = []sanitizeCase{
 	{"AndOnly", "AND", "", false},
 	{"OrOr", "OR OR", "OR", false},
 	{"Spaced", "  spaced   out  ", "spaced   out", true},
-	{"Colon", "foo:bar", "foo:bar", false},
+	{"Colon", "foo:bar", "foo bar", true}, // v21 blanks ':' (v11 kept it: invalid)
 	{"Apostrophe", "it's", "it's", false},
 	{"SpacedHyphen", "x - y", "x - y", false},
 }
@@ -92,6 +92,11 @@ var testA3 = []sanitizeCase{
 	{"DotUnderscore", "my.app_config.ts", `"my.app_config.ts"`, true},
 	{"QuotedUnderscored", `"sp_new"`, `"sp_new"`, true},
 	{"UnderscoredAndCJK", "sp_new and 血管瘤", `"sp_new" and 血管瘤`, true},
+	// New at v21 (test_sanitize_fts5_query_strips_dangerous_chars): ':'
+	// becomes a space, both terms kept.
+	{"TodoColon", "TODO: fix", "TODO  fix", true},
+	{"ErrorColonTimeout", "error:timeout", "error timeout", true},
+	{"ColonInPhraseKept", `"a:b" c:d`, `"a:b" c d`, true},
 }
 
 // allTableInputs is every input of the two tables.
@@ -219,4 +224,37 @@ func TestSanitizeReferenceAssertions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSanitizeCap: upstream cuts a query to MAX_FTS5_QUERY_CHARS (2048)
+// code points before anything else (test_sanitize_fts5_query_runtime_is_bounded,
+// test_long_search_query_is_capped_and_does_not_crash read it), counting
+// code points as Python's len() does, not bytes.
+func TestSanitizeCap(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"AtTheCap", strings.Repeat("a", 2048), strings.Repeat("a", 2048)},
+		{"OverTheCap", strings.Repeat("a", 2047) + "bcd", strings.Repeat("a", 2047) + "b"},
+		{"CodePointsNotBytes", strings.Repeat("记", 2049), strings.Repeat("记", 2048)},
+		// The cut may split a phrase: its opening quote is then unbalanced
+		// and blanked, as upstream does.
+		{"CutsAPhrase", strings.Repeat("a", 2040) + ` "bc def"`, strings.Repeat("a", 2040) + "  bc def"},
+		// The cut comes before the colon is blanked.
+		{"ColonPastTheCap", strings.Repeat("a", 2048) + ":b", strings.Repeat("a", 2048)},
+		// Upstream's own adversarial input: 100,000 quotes leave 1,024
+		// empty phrases.
+		{"QuoteRun", strings.Repeat(`"`, 100_000) + strings.Repeat("a.", 100_000), strings.Repeat(`"`, 2048)},
+	} {
+		if got := Sanitize(c.in); got != c.want {
+			t.Errorf("%s: Sanitize = …%q (%d code points), want …%q", c.name, tail(got), len([]rune(got)), tail(c.want))
+		}
+	}
+}
+
+// tail is the last 12 code points of s, for short failure messages.
+func tail(s string) string {
+	r := []rune(s)
+	return string(r[max(0, len(r)-12):])
 }

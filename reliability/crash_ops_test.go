@@ -45,7 +45,7 @@ func (op crashOp) run(ctx context.Context, s *store.Store) (int64, error) {
 	case "delete":
 		err = s.DeleteSession(ctx, op.Session, "")
 	case "vacuum":
-		err = s.Vacuum(ctx)
+		_, err = s.Vacuum(ctx)
 	default:
 		err = fmt.Errorf("unknown op %q", op.Kind)
 	}

@@ -56,6 +56,8 @@ var descriptorAllowed = []allowedUse{
 		"opens a possibly stale temporary file (named with publish.TempPrefix) that Lstat showed to be a regular file with one link: a database, -wal or -shm has its own name, so under this one it would have two; O_NOFOLLOW refuses a link put there meanwhile"},
 	{"internal/publish/lock_other.go", "openNoFollow", "os.Open",
 		"as lock_unix.go's openNoFollow, on systems where no temporary file is ever found stale (links reports 0), so it is never reached"},
+	{"internal/dbtest/walrefused_linux.go", "RefuseWAL", "os.OpenFile",
+		"test helper: creates (O_EXCL) the -shm of a database no connection has open yet and holds OFD locks on it; closing it drops only that description's own locks, and it is closed after the test's connections"},
 	{"internal/dbtest/tmpfs.go", "Fill", "os.OpenFile",
 		"test helper: creates a new filler file (O_EXCL) beside a database, never the database or its -wal/-shm"},
 	{"cmd/sessions/import.go", "openInput", "os.Open",

@@ -10,8 +10,11 @@
 // [Store]: one writer connection in WAL mode (foreign keys on, busy timeout
 // 1 s, synchronous=FULL, all set per connection in the DSN; journal_size_limit
 // 64 MiB, so a WAL that a long reader let grow is cut back after the next
-// checkpoint) and a pool of read-only connections that read while the writer
-// writes. [Options] holds
+// checkpoint; on macOS F_FULLFSYNC barriers at checkpoints) and a pool of
+// read-only connections that read while the writer writes. On a filesystem
+// that refuses WAL's locking or shared memory (NFS, SMB, some FUSE mounts)
+// the file uses the DELETE journal instead, as upstream falls back, with one
+// warning per file and process; never because of a transient I/O error. [Options] holds
 // the original's defaults; nil means them. [Store.Close] runs a TRUNCATE
 // checkpoint (as upstream Hermes closes) and closes everything; later calls
 // return [ErrClosed].
@@ -41,8 +44,9 @@
 // whole closure retried while another connection holds the lock
 // (SQLITE_BUSY or SQLITE_LOCKED, told apart by error code, never by message
 // text) up to Options.WriteAttempts times with random 20–150 ms sleeps, any
-// other error rolled back and returned at once, and a PASSIVE WAL checkpoint
-// after every Options.CheckpointEvery-th write. [Store.Stats] counts writes,
+// other error rolled back and returned at once, a PASSIVE WAL checkpoint
+// after every Options.CheckpointEvery-th write and a merge of the full-text
+// indexes after every Options.OptimizeEvery-th. [Store.Stats] counts writes,
 // retries, busy failures and checkpoints.
 //
 // # The API
@@ -81,7 +85,7 @@
 //     [Store.PruneEmptyGhostSessions], [Store.FinalizeOrphanedCompressionSessions]
 //   - archive: [Store.SetSessionArchived], [Store.ArchiveSessions]
 //   - maintenance: [Store.GetMeta], [Store.SetMeta], [Store.Vacuum],
-//     [Store.AutoMaintain], [Store.Checkpoint]
+//     [Store.OptimizeFTS], [Store.AutoMaintain], [Store.Checkpoint]
 //   - moving and keeping history: [Store.ExportCount], [Store.ImportJSONL],
 //     [Store.Backup]
 //   - health: [Store.Check], [Store.RebuildSearchIndex]
@@ -131,6 +135,7 @@
 // candidates; it does not match ErrNotFound), [ErrTitleInUse] (a
 // [*TitleInUseError]), [ErrTitleTooLong], [ErrInvalidJSON],
 // [ErrInvalidText], [ErrInvalidImport] (an [*ImportError] naming the line),
+// [ErrImportTooLarge] (an [*ImportLimitError]),
 // [ErrExists] (and [ErrSessionExists]), [ErrCounterOverflow],
 // [ErrQueryTooLong], [ErrNotRegular], [ErrNoDirectory], [ErrBusy],
 // [ErrDiskFull], [ErrReadOnly], [ErrCorrupt] (and [ErrSearchIndexEmpty]),

@@ -208,8 +208,10 @@ func TestErrorMessagesOfFiles(t *testing.T) {
 			`store: append message to "a": closed`, ErrClosed},
 		{"ReadOnlyWrite", func() error { _, err := readOnly.CreateSession(ctx, NewSession{ID: "c", Source: "cli"}); return err },
 			`store: create session "c": database is read-only (opened with Options.ReadOnly)`, ErrReadOnly},
-		{"ReadOnlyVacuum", func() error { return readOnly.Vacuum(ctx) },
+		{"ReadOnlyVacuum", func() error { _, err := readOnly.Vacuum(ctx); return err },
 			`store: vacuum: database is read-only (opened with Options.ReadOnly)`, ErrReadOnly},
+		{"ReadOnlyOptimizeFTS", func() error { _, err := readOnly.OptimizeFTS(ctx); return err },
+			`store: optimize fts: database is read-only (opened with Options.ReadOnly)`, ErrReadOnly},
 		{"Busy", func() error { _, err := locked.CreateSession(ctx, NewSession{ID: "c", Source: "cli"}); return err },
 			`store: create session "c": database is locked by another connection: gave up after 2 attempts: begin: database is locked`, ErrBusy},
 		{"DiskFull", func() error {
@@ -328,7 +330,8 @@ func TestEveryMethodAfterClose(t *testing.T) {
 		"TopSessionsByTokens":    {func() error { _, err := s.TopSessionsByTokens(ctx, 3); return err }, "top sessions by tokens"},
 		"UpdateSystemPrompt":     {func() error { return s.UpdateSystemPrompt(ctx, "a", "p") }, `update system prompt of "a"`},
 		"UpdateTokenCounts":      {func() error { return s.UpdateTokenCounts(ctx, "a", TokenUpdate{InputTokens: 1}) }, `update token counts of "a"`},
-		"Vacuum":                 {func() error { return s.Vacuum(ctx) }, "vacuum"},
+		"Vacuum":                 {func() error { _, err := s.Vacuum(ctx); return err }, "vacuum"},
+		"OptimizeFTS":            {func() error { _, err := s.OptimizeFTS(ctx); return err }, "optimize fts"},
 
 		// The v21 tables (locks.go, compression_state.go, gateway*.go,
 		// handoff.go, delegation*.go).

@@ -102,7 +102,10 @@ var (
 	// or has the WAL-reset corruption bug.
 	ErrSQLiteVersion = sqlite.ErrSQLiteVersion
 
-	// ErrNotWAL is returned by Open when the file cannot be put in WAL mode.
+	// ErrNotWAL is returned by Open when the file's journal mode is not the
+	// one its probe left (another process changed it meanwhile). A
+	// filesystem that refuses WAL is no error: the store then uses the
+	// DELETE journal.
 	ErrNotWAL = sqlite.ErrNotWAL
 )
 

@@ -48,7 +48,7 @@ func timedSearchIDs(t *testing.T, s *Store, query string) ([]int64, time.Duratio
 // TestHugeSearchInput: 1 MB single-token messages round-trip exactly; a
 // query over MaxQueryLength code points or MaxQueryTerms words (a pasted
 // megabyte, 10,000 terms) is refused with ErrQueryTooLong before anything
-// runs, and queries at the limits (4,096 CJK characters on the trigram
+// runs, and queries at the limits (2,048 CJK characters on the trigram
 // index, 256 words ANDed on the word index, 256 short CJK words ORed on the
 // LIKE scan) find exactly their message; a search that the trigram index
 // makes slow is stopped by the caller's context, leaving the store usable.
@@ -130,7 +130,7 @@ func TestHugeSearchInput(t *testing.T) {
 
 	// A long run of one character indexes as one trigram at every position;
 	// a long query of that run is a phrase of thousands of the same term,
-	// which SQLite's phrase matching takes most of a second over (4,096
+	// which SQLite's phrase matching takes a long time over (2,048
 	// characters against 20,000, here), inside one call that no interrupt
 	// stops. The search returns context.DeadlineExceeded when its 100 ms
 	// deadline passes, not when SQLite is done.

@@ -48,6 +48,14 @@ type ImportOptions struct {
 	// Progress, when not nil, is called after each committed batch with
 	// the running totals.
 	Progress func(ImportResult)
+	// Limits, when not nil, bounds the import as upstream's
+	// import_sessions does (UpstreamImportLimits are its caps; see
+	// import_caps.go): the whole input is read and counted first, an
+	// import over a limit fails with an *ImportLimitError (ErrImportTooLarge)
+	// before anything is written, and the rest is written in one
+	// transaction (BatchSize is not used). Nil streams inputs of any size
+	// in batches, as the sessions import command does.
+	Limits *ImportLimits
 }
 
 // ImportResult counts what ImportJSONL did.
@@ -106,6 +114,9 @@ const (
 // not a session object: …" for a malformed record.
 func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions) (_ ImportResult, err error) {
 	defer wrap(&err, "import")
+	if opts.Limits != nil {
+		return s.importLimited(ctx, r, opts)
+	}
 	size := opts.BatchSize
 	if size <= 0 {
 		size = defaultImportBatch

@@ -184,7 +184,7 @@ func lockCalls() []lockCall {
 		checkpointCall(CheckpointFull, "busy"),
 		checkpointCall(CheckpointRestart, "busy"),
 		checkpointCall(CheckpointTruncate, "busy"),
-		{"Vacuum", "ErrBusy", func(c ctx, s *Store) error { return s.Vacuum(c) }},
+		{"Vacuum", "ErrBusy", func(c ctx, s *Store) error { _, err := s.Vacuum(c); return err }},
 		{"AutoMaintain", "ErrBusy", func(c ctx, s *Store) error { return s.AutoMaintain(c, AutoMaintainOptions{}).Err }},
 		{"PruneSessions", "ErrBusy", func(c ctx, s *Store) error {
 			_, err := s.PruneSessions(c, PruneOptions{})

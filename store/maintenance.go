@@ -55,38 +55,46 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 	})
 }
 
-// Vacuum checkpoints the WAL into the database file (TRUNCATE; its failure
-// is ignored, as in the original) and rebuilds the file with VACUUM,
-// returning freed pages to the filesystem. VACUUM runs outside the write
+// Vacuum merges the full-text indexes (OptimizeFTS; a failure is logged
+// and the vacuum goes on, as in upstream), checkpoints the WAL into the
+// database file (TRUNCATE; its failure is logged at debug level, as in
+// upstream) and rebuilds the file with VACUUM, returning freed pages, the
+// merge's among them, to the filesystem. VACUUM runs outside the write
 // helper (it cannot run in a transaction) but on the same single writer
 // connection, so it never races this Store's writes; another connection's
 // open transaction makes it fail with ErrBusy after the busy timeout.
 //
-// It returns ErrReadOnly on a read-only store, ErrBusy or ErrClosed.
-func (s *Store) Vacuum(ctx context.Context) (err error) {
+// It returns the number of full-text indexes merged (upstream's vacuum()
+// result: 2, or 1 on a file without the trigram index, 0 when the merge
+// failed), and ErrReadOnly on a read-only store, ErrBusy or ErrClosed.
+func (s *Store) Vacuum(ctx context.Context) (_ int, err error) {
 	defer wrap(&err, "vacuum")
 	return s.vacuum(ctx)
 }
 
 // vacuum is Vacuum.
-func (s *Store) vacuum(ctx context.Context) error {
+func (s *Store) vacuum(ctx context.Context) (int, error) {
 	if err := s.acquire(); err != nil {
-		return err
+		return 0, err
 	}
 	defer s.release()
 	w, err := s.writer()
 	if err != nil {
-		return err
+		return 0, err
+	}
+	optimized, err := s.optimizeFTS(ctx)
+	if err != nil {
+		s.log.WarnContext(ctx, "FTS optimize before VACUUM failed", slog.Any("error", err))
 	}
 	if _, err := s.checkpoint(ctx, CheckpointTruncate); err != nil {
-		s.log.DebugContext(ctx, "checkpoint before vacuum failed", slog.Any("error", err))
+		s.log.DebugContext(ctx, "WAL checkpoint (TRUNCATE) before VACUUM failed", slog.Any("error", err))
 	}
 	// Hand-written: VACUUM is not a query sqlc can compile, and it must run
 	// on the writer connection outside any transaction.
 	if _, err := w.ExecContext(ctx, "VACUUM"); err != nil {
-		return sqlite.Classify(err)
+		return optimized, sqlite.Classify(err)
 	}
-	return nil
+	return optimized, nil
 }
 
 // lastAutoPruneKey is the state_meta key the original keeps the time of the
@@ -154,7 +162,7 @@ func (s *Store) AutoMaintain(ctx context.Context, opts AutoMaintainOptions) (res
 		return res
 	}
 	if !opts.SkipVacuum && res.Pruned > 0 {
-		if err := s.vacuum(ctx); err != nil {
+		if _, err := s.vacuum(ctx); err != nil {
 			s.log.WarnContext(ctx, "vacuum after auto-prune failed", slog.Any("error", err))
 		} else {
 			res.Vacuumed = true

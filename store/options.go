@@ -28,6 +28,7 @@ const (
 	DefaultRetryMinDelay   = sqlite.DefaultMinDelay    // 20 ms
 	DefaultRetryMaxDelay   = sqlite.DefaultMaxDelay    // 150 ms
 	DefaultCheckpointEvery = 50                        // PASSIVE checkpoint every 50 writes
+	DefaultOptimizeEvery   = 1000                      // FTS optimize every 1,000 writes (_OPTIMIZE_EVERY_N_WRITES)
 	DefaultReadConnections = 4
 )
 
@@ -50,6 +51,12 @@ type Options struct {
 	// successful write of this Store. Zero: DefaultCheckpointEvery; negative
 	// turns it off (SQLite's own autocheckpoint still runs).
 	CheckpointEvery int
+	// OptimizeEvery merges the full-text indexes (Store.OptimizeFTS) after
+	// every n-th successful write of this Store, as upstream does, so that
+	// their segments never pile up into the tens of thousands that slow
+	// every search and lengthen every write. Zero: DefaultOptimizeEvery;
+	// negative turns it off.
+	OptimizeEvery int
 	// ReadConnections bounds the read-only pool. Zero:
 	// DefaultReadConnections.
 	ReadConnections int
@@ -110,6 +117,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.CheckpointEvery == 0 {
 		r.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if r.OptimizeEvery == 0 {
+		r.OptimizeEvery = DefaultOptimizeEvery
 	}
 	if r.ReadConnections <= 0 {
 		r.ReadConnections = DefaultReadConnections

@@ -81,7 +81,7 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 			_, err := s.Checkpoint(ctx, CheckpointTruncate)
 			return err
 		}},
-		{"Vacuum", func(ctx context.Context) error { return s.Vacuum(ctx) }},
+		{"Vacuum", func(ctx context.Context) error { _, err := s.Vacuum(ctx); return err }},
 		{"AutoMaintain", func(ctx context.Context) error {
 			res := s.AutoMaintain(ctx, AutoMaintainOptions{Retention: 1})
 			if res.Pruned != 0 || res.Vacuumed {

@@ -59,7 +59,7 @@ func TestVacuum(t *testing.T) {
 		s, _ := openStore(t, nil)
 		mustCreate(t, s, NewSession{ID: "s1", Source: "cli"})
 		mustAppend(t, s, "s1", NewMessage{Role: "user", Content: new("hi")})
-		if err := s.Vacuum(t.Context()); err != nil {
+		if _, err := s.Vacuum(t.Context()); err != nil {
 			t.Errorf("Vacuum: %v", err)
 		}
 	})

@@ -13,6 +13,23 @@ import (
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
+// SearchOrder is the order of SearchMessages' hits (upstream's sort).
+type SearchOrder int
+
+const (
+	// SearchByRank, the zero SearchOrder, is upstream's default (sort=None):
+	// best first (bm25) on the full-text indexes, newest first on the
+	// substring scan of short CJK queries, which has no rank.
+	SearchByRank SearchOrder = iota
+	// SearchNewest is upstream's sort="newest": newest message first
+	// (ORDER BY m.timestamp DESC, rank).
+	SearchNewest
+	// SearchOldest is upstream's sort="oldest": oldest message first
+	// (ORDER BY m.timestamp ASC, rank). Upstream's substring scan ignores it
+	// and returns newest first; here it is oldest first on every route.
+	SearchOldest
+)
+
 // SearchOptions filter and page SearchMessages.
 type SearchOptions struct {
 	// Sources keeps only messages of sessions from these sources. nil keeps
@@ -25,6 +42,14 @@ type SearchOptions struct {
 	Roles []string
 	// Limit is the page size; 0 means 20. Offset skips that many hits.
 	Limit, Offset int
+	// Order is the hits' order; the zero value is by relevance.
+	Order SearchOrder
+	// IncludeInactive finds every message. Otherwise, as upstream, messages
+	// a rewind took back (active = 0 and compacted = 0) are left out,
+	// while those an in-place compaction archived (compacted = 1) are
+	// found: they are part of the conversation's record. The same rule
+	// picks a hit's neighbours in Context.
+	IncludeInactive bool
 }
 
 // SearchResult is one message that matched a search.
@@ -45,7 +70,11 @@ type SearchResult struct {
 	SessionStarted Timestamp `json:"session_started"`
 	// Context is the previous message of the same session, the match
 	// itself, and the next one (fewer at a session's ends), each cut to 200
-	// characters.
+	// characters. The neighbours are messages the search could find (see
+	// SearchOptions.IncludeInactive). Multimodal content (upstream's
+	// "\x00json:" list of parts) shows its text parts joined by spaces, or
+	// "[multimodal content]" when it has none; content that is not text
+	// shows as "".
 	Context []ContextMessage `json:"context"`
 }
 
@@ -58,12 +87,20 @@ type ContextMessage struct {
 // Search limits. SQLite's phrase matching, ranking and snippets grow with
 // the query: in our measurements a pasted megabyte took 44 s on the trigram
 // index and 10,000 prefix terms 20 s (store/hostile_size_test.go). A query
-// beyond either limit is refused with ErrQueryTooLong before anything runs,
-// far above anything typed or pasted from an error message. The original
-// has no limit.
+// beyond either limit is refused with ErrQueryTooLong before anything runs.
+//
+// Upstream (v21) caps a query at MAX_FTS5_QUERY_CHARS = 2048 code points
+// too, but by cutting it and searching what is left, silently: the cut
+// drops words, splits a word (which then matches nothing) or a phrase
+// (whose opening quote is then dropped), and upstream's own test input, 50,000
+// quotes before the words, becomes 1,024 empty phrases that find nothing.
+// The store refuses instead, so that no result is ever an answer to a
+// query the caller did not send; a caller that wants upstream's behaviour
+// cuts the query to MaxQueryLength code points itself.
 const (
-	// MaxQueryLength is the longest query, in code points.
-	MaxQueryLength = 4096
+	// MaxQueryLength is the longest query, in code points: upstream's
+	// MAX_FTS5_QUERY_CHARS (fts.MaxQueryChars).
+	MaxQueryLength = fts.MaxQueryChars
 	// MaxQueryTerms is the most whitespace-separated words a query may hold.
 	MaxQueryTerms = 256
 )
@@ -99,7 +136,12 @@ func checkQuerySize(query string) error {
 // word has at least three characters, and otherwise to a substring (LIKE)
 // scan, newest first. Unlike the original, no input is a query syntax
 // error: anything typed is searched for, and a query with nothing
-// searchable in it returns no results.
+// searchable in it returns no results. opts.Order sorts by time instead,
+// and rewound messages are left out unless opts.IncludeInactive (on every
+// route: upstream's substring scan forgets both).
+//
+// A read-only store (Options.ReadOnly) searches as any other; upstream's
+// SessionDB(read_only=True) answers every search with no results.
 //
 // Any database failure is returned, never reported as "no results". When
 // ctx ends, SearchMessages returns its error at once, whatever the data:
@@ -137,14 +179,13 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 			}
 		}
 		for i := range hits {
-			rows, err := s.q.MessageContext(ctx, q, hits[i].ID)
+			rows, err := s.q.MessageContext(ctx, q, db.MessageContextParams{
+				ID: hits[i].ID, IncludeInactive: int64(btoi(opts.IncludeInactive)),
+			})
 			if err != nil {
 				return nil, err
 			}
-			hits[i].Context = make([]ContextMessage, len(rows))
-			for j, r := range rows {
-				hits[i].Context[j] = ContextMessage{Role: r.Role, Content: r.Content}
-			}
+			hits[i].Context = hitContext(rows)
 		}
 		return hits, nil
 	})
@@ -160,8 +201,18 @@ func searchStatement(query string, opts SearchOptions) (sqlitesearch.Statement, 
 	}
 	return sqlitesearch.Build(fts.Parse(query), sqlitesearch.Options{
 		Sources: opts.Sources, ExcludeSources: opts.ExcludeSources, Roles: opts.Roles,
+		IncludeInactive: opts.IncludeInactive, Order: searchOrders[opts.Order],
 		Limit: limit, Offset: opts.Offset,
 	})
+}
+
+// searchOrders maps the store's orders to the engine's; an order that is
+// none of the three reads as by rank (the zero value), as upstream reads an
+// unknown sort.
+var searchOrders = map[SearchOrder]sqlitesearch.Order{
+	SearchByRank: sqlitesearch.OrderRank,
+	SearchNewest: sqlitesearch.OrderNewest,
+	SearchOldest: sqlitesearch.OrderOldest,
 }
 
 // scanHits runs one search statement and reads its hits, and whether each

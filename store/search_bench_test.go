@@ -273,7 +273,7 @@ func BenchmarkSearchContext(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, id := range ids {
-			if _, err := s.q.MessageContext(ctx, s.r, id); err != nil {
+			if _, err := s.q.MessageContext(ctx, s.r, db.MessageContextParams{ID: id}); err != nil {
 				b.Fatal(err)
 			}
 		}

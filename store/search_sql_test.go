@@ -13,16 +13,18 @@ import (
 func handWrittenSQL(t *testing.T) map[string]string {
 	t.Helper()
 	stmts := map[string]string{
-		"exportOrderSQL":        exportOrderSQL,
-		"searchIndexPresentSQL": searchIndexPresentSQL,
-		"wordIndexEmptySQL":     wordIndexEmptySQL,
-		"trigramIndexEmptySQL":  trigramIndexEmptySQL,
+		"exportOrderSQL":          exportOrderSQL,
+		"searchIndexPresentSQL":   searchIndexPresentSQL,
+		"wordIndexEmptySQL":       wordIndexEmptySQL,
+		"trigramIndexEmptySQL":    trigramIndexEmptySQL,
+		"optimizeWordIndexSQL":    optimizeWordIndexSQL,
+		"optimizeTrigramIndexSQL": optimizeTrigramIndexSQL,
 	}
 	for _, st := range sqlitesearch.All() {
 		stmts["sqlitesearch "+st.Name()] = st.SQL()
 	}
-	if len(stmts) != 8 {
-		t.Fatalf("%d hand-written statements, want 8: %v", len(stmts), stmts)
+	if len(stmts) != 16 {
+		t.Fatalf("%d hand-written statements, want 16: %v", len(stmts), stmts)
 	}
 	return stmts
 }

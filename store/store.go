@@ -35,7 +35,7 @@ type Store struct {
 	closed bool
 
 	stats struct {
-		writes, retries, busy, checkpoints atomic.Uint64
+		writes, retries, busy, checkpoints, optimizes atomic.Uint64
 	}
 }
 
@@ -90,7 +90,8 @@ func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error)
 		},
 	}
 	s.retry.OnRetry = func(int, error) { s.stats.retries.Add(1) }
-	cfg := sqlite.Config{BusyTimeout: o.BusyTimeout, Synchronous: o.Synchronous, Retry: s.retry}
+	cfg := sqlite.Config{BusyTimeout: o.BusyTimeout, Synchronous: o.Synchronous, Retry: s.retry,
+		OnWALFallback: s.warnWALFallback}
 	if o.ReadOnly {
 		return s.openReadOnly(ctx, cfg)
 	}
@@ -124,6 +125,14 @@ func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error)
 	}
 	s.r = r
 	return s.checkSearchIndexes(ctx)
+}
+
+// warnWALFallback logs, once per file and process (as upstream), that the
+// file's filesystem refused WAL and the store uses the DELETE journal.
+func (s *Store) warnWALFallback(cause error) {
+	s.log.Warn("WAL journal_mode unsupported on this filesystem; falling back to journal_mode=DELETE "+
+		"(slower rollback-journal mode; reduces concurrency but works on NFS/SMB/FUSE; see https://www.sqlite.org/wal.html)",
+		slog.String("path", s.path), slog.Any("error", cause))
 }
 
 // checkNewer looks at the version of an existing file before anything can

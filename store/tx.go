@@ -22,6 +22,9 @@ type Stats struct {
 	// Checkpoints is the number of automatic PASSIVE checkpoints run
 	// (every Options.CheckpointEvery writes).
 	Checkpoints uint64
+	// Optimizes is the number of automatic full-text index merges run
+	// (OptimizeFTS every Options.OptimizeEvery writes).
+	Optimizes uint64
 }
 
 // Stats returns the write helper's counters. It works after Close too.
@@ -31,6 +34,7 @@ func (s *Store) Stats() Stats {
 		Retries:      s.stats.retries.Load(),
 		BusyFailures: s.stats.busy.Load(),
 		Checkpoints:  s.stats.checkpoints.Load(),
+		Optimizes:    s.stats.optimizes.Load(),
 	}
 }
 
@@ -43,7 +47,11 @@ func (s *Store) Stats() Stats {
 // RetryMinDelay–RetryMaxDelay between attempts; fn must therefore be safe to
 // run more than once (compute everything inside it). Any other error, or ctx
 // ending, rolls back and returns at once, leaving the database as it was.
-// After every CheckpointEvery-th successful write a PASSIVE checkpoint runs.
+// After every CheckpointEvery-th successful write a PASSIVE checkpoint runs,
+// and after every OptimizeEvery-th the full-text indexes are merged
+// (optimizeFTS), as upstream's _execute_write does; neither counts as a
+// write, and a failure of either is logged, never returned: the write
+// itself committed.
 //
 // It returns fn's error, an error matching ErrBusy when the attempts ran out,
 // ErrReadOnly on a read-only store, or ErrClosed.
@@ -69,9 +77,17 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DB
 	if every := s.opts.CheckpointEvery; every > 0 && n%uint64(every) == 0 {
 		s.stats.checkpoints.Add(1)
 		if _, err := s.checkpoint(ctx, CheckpointPassive); err != nil {
-			// The original swallows checkpoint failures: the write itself
-			// committed, and SQLite's autocheckpoint will try again.
-			s.log.DebugContext(ctx, "periodic checkpoint failed", slog.Any("error", err))
+			// Upstream logs a failed periodic checkpoint as a warning
+			// (since c2a3b9ce5: it may be an early sign of damage) and
+			// goes on: the write itself committed, and SQLite's
+			// autocheckpoint will try again.
+			s.log.WarnContext(ctx, "WAL checkpoint (PASSIVE) failed", slog.Any("error", err))
+		}
+	}
+	if every := s.opts.OptimizeEvery; every > 0 && n%uint64(every) == 0 {
+		s.stats.optimizes.Add(1)
+		if _, err := s.optimizeFTS(ctx); err != nil {
+			s.log.WarnContext(ctx, "periodic FTS optimize failed", slog.Any("error", err))
 		}
 	}
 	return nil

@@ -135,7 +135,7 @@ var vacuumCommand = command{
 					return err
 				}
 				stop := vacuumProgress(ctx, e, s)
-				err = s.Vacuum(ctx)
+				_, err = s.Vacuum(ctx)
 				stop()
 				return err
 			})

@@ -1,6 +1,10 @@
 """The original's SessionDB._sanitize_fts5_query and CJK helpers,
 transcribed from reference-spec §9.1-§9.2 (hermes-agent 289cc476,
-hermes_state.py), for the differential test in sanitize_python_test.go.
+hermes_state.py) with upstream's two changes up to schema v21 (c2a3b9ce5:
+the query is cut to MAX_FTS5_QUERY_CHARS code points first, and ':' is
+blanked with the other specials; its linear scan for balanced quotes finds
+the same phrases as the regular expression kept here), for the
+differential test in sanitize_python_test.go.
 
 Reads one JSON string per line on stdin and writes one JSON array per line:
 [sanitized, contains_cjk, count_cjk].
@@ -11,7 +15,11 @@ import re
 import sys
 
 
+MAX_FTS5_QUERY_CHARS = 2048
+
+
 def _sanitize_fts5_query(query: str) -> str:
+    query = query[:MAX_FTS5_QUERY_CHARS]
     _quoted_parts: list = []
 
     def _preserve_quoted(m: re.Match) -> str:
@@ -19,7 +27,7 @@ def _sanitize_fts5_query(query: str) -> str:
         return f"\x00Q{len(_quoted_parts) - 1}\x00"
 
     sanitized = re.sub(r'"[^"]*"', _preserve_quoted, query)
-    sanitized = re.sub(r'[+{}()\"^]', " ", sanitized)
+    sanitized = re.sub(r'[+{}():\"^]', " ", sanitized)
     sanitized = re.sub(r"\*+", "*", sanitized)
     sanitized = re.sub(r"(^|\s)\*", r"\1", sanitized)
     sanitized = re.sub(r"(?i)^(AND|OR|NOT)\b\s*", "", sanitized.strip())

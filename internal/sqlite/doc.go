@@ -3,8 +3,9 @@
 // for write transactions.
 //
 // It exists so that [store] and cmd/migrate cannot drift apart: both open the
-// writer with [OpenWriter] (WAL, foreign keys, busy timeout, synchronous mode, all
-// set per connection in the DSN), both read through [OpenReadOnly] (Stat,
+// writer with [OpenWriter] (WAL, or the DELETE journal where the filesystem
+// refuses WAL ([IsWALRefused]); foreign keys, busy timeout, synchronous mode,
+// all set per connection in the DSN; macOS's full-fsync barriers), both read through [OpenReadOnly] (Stat,
 // [CheckWAL], the read-only pool) or look before writing with [Peek] (which
 // leaves no -wal or -shm behind), and both retry on the same [Retry] policy.
 // It creates no directory: only the default location's are created, by its

@@ -54,8 +54,9 @@ var (
 	// file. The transaction was rolled back.
 	ErrDiskFull = errors.New("database or disk is full")
 
-	// ErrNotWAL reports a database that could not be switched to WAL mode, for
-	// example on a filesystem without shared memory support.
+	// ErrNotWAL reports a writer whose journal mode is not the one the probe
+	// left (applyJournal: WAL, or DELETE where the filesystem refuses WAL):
+	// another process changed it in between.
 	ErrNotWAL = errors.New("database could not be put in WAL mode")
 )
 

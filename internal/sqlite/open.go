@@ -63,6 +63,11 @@ type Config struct {
 	// Retry is applied to establishing the writer connection, which may need
 	// the write lock to switch a new file to WAL.
 	Retry Retry
+	// OnWALFallback, when set, is called when the writer's file is put in
+	// the DELETE journal because its filesystem refuses WAL (see
+	// [IsWALRefused]), with SQLite's reason: once per file and process, as
+	// upstream warns once.
+	OnWALFallback func(cause error)
 }
 
 func (c Config) busyMillis() string {
@@ -91,21 +96,23 @@ func fileURI(path string) (string, error) {
 //     takes the write lock at BEGIN, where SQLite's busy handler and our retry
 //     apply; a DEFERRED read→write upgrade would fail with SQLITE_BUSY_SNAPSHOT
 //     without waiting.
-//   - _journal_mode=WAL: readers run beside the writer. On a file already in
-//     WAL the pragma changes nothing and touches no file.
+//   - no _journal_mode: OpenWriter has set the file's journal mode before
+//     (applyJournal: WAL, or DELETE where the filesystem refuses WAL), and
+//     the mode lives in the file's header, so each connection follows it.
 //   - _foreign_keys=1: parent sessions and message sessions must exist; SQLite
 //     defaults to off per connection.
 //   - _busy_timeout: see [DefaultBusyTimeout].
 //   - _synchronous: mattn/go-sqlite3 sets NORMAL on every connection unless
-//     told otherwise, silently weaker than the original's FULL.
+//     told otherwise, silently weaker than the original's FULL. On macOS it
+//     is always FULL (hostDurability).
 //   - _stmt_cache_size: see [stmtCacheSize].
 func writerDSN(uri string, c Config) string {
 	v := url.Values{}
+	sync, _ := hostDurability(c.Synchronous)
 	v.Set("_txlock", "immediate")
-	v.Set("_journal_mode", "WAL")
 	v.Set("_foreign_keys", "1")
 	v.Set("_busy_timeout", c.busyMillis())
-	v.Set("_synchronous", c.Synchronous.String())
+	v.Set("_synchronous", sync.String())
 	v.Set("_stmt_cache_size", stmtCacheSize)
 	return uri + "?" + v.Encode()
 }
@@ -133,12 +140,15 @@ func readerDSN(uri string, c Config) string {
 // directory must exist (callers create the default location's with
 // dbpath.MakeDefaultDir, and only that one). The returned pool holds at most one connection,
 // kept open for the pool's life, in WAL mode with foreign keys on and the WAL
-// file cut back to [WALSizeLimit] after it grew past it.
+// file cut back to [WALSizeLimit] after it grew past it. On a filesystem
+// that refuses WAL's locking or shared memory it is in the DELETE journal
+// instead, as upstream falls back (applyJournal; Config.OnWALFallback is
+// told); a transient I/O error is never a reason to.
 //
 // It fails with an error matching dbpath.ErrNoDirectory, [ErrNotDatabase],
 // [ErrCantOpen], [ErrReadOnly], [ErrBusy] (the lock needed to switch a new
-// file to WAL stayed taken for the whole retry budget), [ErrNotWAL],
-// [ErrNoFTS5] or [ErrSQLiteVersion].
+// file to WAL stayed taken for the whole retry budget), [ErrNotWAL] (the
+// journal mode changed under it), [ErrNoFTS5] or [ErrSQLiteVersion].
 func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	if err := checkLinkedLibrary(); err != nil {
 		return nil, err
@@ -163,6 +173,20 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 		return nil, err
 	}
 	before := sideFilesOf(path)
+	var mode string
+	err = c.Retry.Do(ctx, func(ctx context.Context) error {
+		var cause error
+		var err error
+		mode, cause, err = applyJournal(ctx, "sqlite3", uri, "mode=rw", c)
+		if cause != nil {
+			reportFallback(path, c, cause)
+		}
+		return err
+	})
+	if err != nil {
+		before.removeCreated()
+		return nil, Classify(err)
+	}
 	db := sql.OpenDB(connector{dsn: writerDSN(uri, c), driver: writerDriver})
 	// One writer connection per store: SQLite admits one writer at a time
 	// anyway, and BEGIN IMMEDIATE/COMMIT must run on the same connection.
@@ -170,7 +194,7 @@ func OpenWriter(ctx context.Context, path string, c Config) (*sql.DB, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if err := setup(ctx, db, c.Retry, true); err != nil {
+	if err := setup(ctx, db, c.Retry, mode); err != nil {
 		db.Close()
 		before.removeCreated()
 		return nil, err
@@ -201,7 +225,7 @@ func OpenReader(ctx context.Context, path string, c Config, maxConns int) (*sql.
 	db := sql.OpenDB(connector{dsn: readerDSN(uri, c), driver: readerDriver})
 	db.SetMaxOpenConns(max(maxConns, 1))
 	db.SetMaxIdleConns(max(maxConns, 1))
-	if err := setup(ctx, db, c.Retry, false); err != nil {
+	if err := setup(ctx, db, c.Retry, ""); err != nil {
 		db.Close()
 		before.removeCreated()
 		return nil, err
@@ -258,11 +282,18 @@ const WALSizeLimit = 64 << 20
 const walSizeLimitSQL = "PRAGMA journal_size_limit = 67108864"
 
 // writerDriver opens the writer connection with journal_size_limit set to
-// WALSizeLimit, which the driver's DSN cannot set.
+// WALSizeLimit, and the platform's durability pragmas (hostDurability: on
+// macOS F_FULLFSYNC barriers at checkpoints), which the driver's DSN
+// cannot set.
 var writerDriver = &sqlite3.SQLiteDriver{
 	ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		_, err := c.Exec(walSizeLimitSQL, nil)
-		return err
+		_, pragmas := hostDurability(SynchronousFull)
+		for _, p := range append([]string{walSizeLimitSQL}, pragmas...) {
+			if _, err := c.Exec(p, nil); err != nil {
+				return err
+			}
+		}
+		return nil
 	},
 }
 
@@ -279,8 +310,9 @@ var checkLinkedLibrary = sync.OnceValue(func() error {
 })
 
 // setup establishes the first connection (retrying while the file is locked)
-// and checks, for the writer, the journal mode.
-func setup(ctx context.Context, db *sql.DB, r Retry, writer bool) error {
+// and checks, for the writer, that the journal mode is wantMode, the one
+// applyJournal left ("" for a reader: any).
+func setup(ctx context.Context, db *sql.DB, r Retry, wantMode string) error {
 	if err := r.Do(ctx, db.PingContext); err != nil {
 		return Classify(err)
 	}
@@ -290,7 +322,7 @@ func setup(ctx context.Context, db *sql.DB, r Retry, writer bool) error {
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return Classify(err)
 	}
-	if writer && mode != "wal" {
+	if wantMode != "" && mode != wantMode {
 		return fmt.Errorf("%w: journal_mode is %q", ErrNotWAL, mode)
 	}
 	// A first read transaction opens the WAL index (the -shm file), which
@@ -338,7 +370,7 @@ func EnsureFile(ctx context.Context, path string) (created bool, err error) {
 	}
 	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), rand.Uint64())
 	defer os.Remove(tmp)
-	if err := createWAL(ctx, tmp); err != nil {
+	if err := createWAL(ctx, tmp, Config{}); err != nil {
 		return false, fmt.Errorf("create the file: %w", err)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
@@ -363,24 +395,30 @@ func EnsureFile(ctx context.Context, path string) (created bool, err error) {
 }
 
 // createWAL creates an empty database at path in WAL mode: one 4096-byte
-// page whose header records the journal mode.
-func createWAL(ctx context.Context, path string) error {
+// page whose header records the journal mode. Where the filesystem
+// refuses WAL (applyJournal) the page is written in DELETE mode instead
+// (PRAGMA user_version = 0 writes it), and OpenWriter then reports the
+// fallback for the file itself.
+func createWAL(ctx context.Context, path string, c Config) error {
 	uri, err := fileURI(path)
 	if err != nil {
 		return err
 	}
-	db, err := sql.Open("sqlite3", uri+"?mode=rwc")
+	mode, _, err := applyJournal(ctx, "sqlite3", uri, "mode=rwc", c)
+	if err != nil {
+		return Classify(err)
+	}
+	if mode == JournalWAL {
+		return nil
+	}
+	db, err := sql.Open("sqlite3", uri+"?mode=rw")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	var mode string
-	// Hand-written pragma: switching an empty file to WAL writes its header.
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+	// Hand-written pragma: it writes the header page of an empty file.
+	if _, err := db.ExecContext(ctx, "PRAGMA user_version = 0"); err != nil {
 		return Classify(err)
-	}
-	if mode != "wal" {
-		return fmt.Errorf("%w: journal_mode is %q", ErrNotWAL, mode)
 	}
 	return db.Close()
 }

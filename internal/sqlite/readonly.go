@@ -76,7 +76,7 @@ func openPeek(ctx context.Context, path string, c Config) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	if err := setup(ctx, db, c.Retry, false); err != nil {
+	if err := setup(ctx, db, c.Retry, ""); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -7,6 +7,22 @@ import (
 	"github.com/hermesstate/hermesstate/fts"
 )
 
+// Order is the order of a search's hits.
+type Order int
+
+const (
+	// OrderRank, the zero Order, is upstream's default (sort=None): the
+	// full-text routes best first (bm25), the LIKE scan newest first.
+	OrderRank Order = iota
+	// OrderNewest is upstream's sort="newest": newest message first, then
+	// by rank on the full-text routes.
+	OrderNewest
+	// OrderOldest is upstream's sort="oldest": oldest message first, then
+	// by rank on the full-text routes. Upstream's LIKE scan ignores it
+	// (newest first, §8 defect 1); here it reads oldest first there too.
+	OrderOldest
+)
+
 // Options are a search's filters and page, with the original's meanings.
 type Options struct {
 	// Sources keeps only sessions from these sources: nil keeps every
@@ -17,6 +33,12 @@ type Options struct {
 	ExcludeSources []string
 	// Roles keeps only these roles (nil or empty: all).
 	Roles []string
+	// IncludeInactive finds every row; otherwise rewound rows (active = 0
+	// and compacted = 0) are left out, on every route (upstream's LIKE
+	// scan forgets the filter: §8 defect 1).
+	IncludeInactive bool
+	// Order is the hits' order.
+	Order Order
 	// Limit and Offset are the page, bound as they are (a limit below 0
 	// is SQLite's no limit); the caller has applied its default.
 	Limit, Offset int
@@ -36,6 +58,9 @@ type Args struct {
 	// Anchor (@anchor) is the text whose first occurrence in content
 	// centres a LIKE hit's snippet (like, like-groups).
 	Anchor string
+	// IncludeInactive (@include_inactive) is 1 to find rewound rows too,
+	// else 0.
+	IncludeInactive int
 	// Sources (@sources), ExcludeSources (@exclude_sources) and Roles
 	// (@roles) are the filters as JSON arrays; nil binds NULL, the filter
 	// off.
@@ -55,29 +80,47 @@ const (
 	likeGroups
 )
 
-// names and texts are each kind's name and SQL text.
+// names and indexes are each kind's name and full-text table; texts are
+// each kind's SQL text for each order.
 var (
 	names   = [...]string{noStatement: "", unicode61: "unicode61", trigram: "trigram", like: "like", likeGroups: "like-groups"}
 	indexes = [...]string{noStatement: "", unicode61: "messages_fts", trigram: "messages_fts_trigram", like: "", likeGroups: ""}
-	texts   = [...]string{noStatement: "", unicode61: searchUnicode61SQL, trigram: searchTrigramSQL, like: searchLikeSQL, likeGroups: searchLikeGroupsSQL}
+	texts   = [...][3]string{
+		noStatement: {},
+		unicode61:   {searchUnicode61SQL, searchUnicode61NewestSQL, searchUnicode61OldestSQL},
+		trigram:     {searchTrigramSQL, searchTrigramNewestSQL, searchTrigramOldestSQL},
+		like:        {searchLikeSQL, searchLikeSQL, searchLikeOldestSQL},
+		likeGroups:  {searchLikeGroupsSQL, searchLikeGroupsSQL, searchLikeGroupsOldestSQL},
+	}
+	orderNames = [...]string{OrderRank: "", OrderNewest: "-newest", OrderOldest: "-oldest"}
 )
 
 // Statement is one search statement and its arguments, ready to run. The
 // zero Statement is no statement: no name, no text, no arguments.
 type Statement struct {
-	kind kind
-	Args Args
+	kind  kind
+	order Order
+	Args  Args
 }
 
 // Name returns which statement it is: unicode61 and trigram (a MATCH on
 // messages_fts, messages_fts_trigram), like (one LIKE pattern, the
-// original's condition) or like-groups (alternatives of several terms);
-// "" for the zero Statement.
-func (s Statement) Name() string { return names[s.kind] }
+// original's condition) or like-groups (alternatives of several terms),
+// followed by -newest or -oldest for those orders (the LIKE scans, newest
+// first by default, have only -oldest); "" for the zero Statement.
+func (s Statement) Name() string {
+	if s.kind == noStatement {
+		return ""
+	}
+	if (s.kind == like || s.kind == likeGroups) && s.order == OrderNewest {
+		return names[s.kind]
+	}
+	return names[s.kind] + orderNames[s.order]
+}
 
 // SQL returns the statement's text, built from constants only: the same
-// text for every plan of its kind.
-func (s Statement) SQL() string { return texts[s.kind] }
+// text for every plan of its kind and order.
+func (s Statement) SQL() string { return texts[s.kind][s.order] }
 
 // Index returns the full-text index the statement searches
 // ("messages_fts", "messages_fts_trigram"), or "" for the LIKE scans: the
@@ -99,17 +142,23 @@ func (s Statement) Named() []any {
 	default:
 		return nil
 	}
-	return append(named,
+	return append(named, sql.Named("include_inactive", a.IncludeInactive),
 		sql.Named("sources", a.Sources), sql.Named("exclude_sources", a.ExcludeSources), sql.Named("roles", a.Roles),
 		sql.Named("limit", a.Limit), sql.Named("offset", a.Offset))
 }
 
-// All returns one Statement of each kind Build produces, with zero
-// arguments, for tests that prepare or read every statement.
+// All returns one Statement of each distinct text Build produces (each
+// kind in each order it has), with zero arguments, for tests that prepare
+// or read every statement.
 func All() []Statement {
-	out := make([]Statement, 0, len(texts)-1)
+	var out []Statement
 	for k := unicode61; int(k) < len(texts); k++ {
-		out = append(out, Statement{kind: k})
+		for _, o := range []Order{OrderRank, OrderNewest, OrderOldest} {
+			if (k == like || k == likeGroups) && o == OrderNewest {
+				continue // the same text as OrderRank
+			}
+			out = append(out, Statement{kind: k, order: o})
+		}
 	}
 	return out
 }
@@ -120,30 +169,45 @@ func All() []Statement {
 // groups statement. ok is false, with the zero Statement, when the plan has
 // nothing to search for (RouteNone, or a route it does not know).
 func Build(plan fts.Plan, opts Options) (st Statement, ok bool) {
+	order := opts.Order
+	if order < OrderRank || order > OrderOldest {
+		order = OrderRank // as upstream reads an unknown sort
+	}
 	a := Args{
-		Sources:        jsonList(opts.Sources, true),
-		ExcludeSources: jsonList(opts.ExcludeSources, false),
-		Roles:          jsonList(opts.Roles, false),
-		Limit:          opts.Limit,
-		Offset:         opts.Offset,
+		IncludeInactive: btoi(opts.IncludeInactive),
+		Sources:         jsonList(opts.Sources, true),
+		ExcludeSources:  jsonList(opts.ExcludeSources, false),
+		Roles:           jsonList(opts.Roles, false),
+		Limit:           opts.Limit,
+		Offset:          opts.Offset,
 	}
 	switch plan.Route {
 	case fts.RouteUnicode61:
 		a.Match = plan.Match
-		return Statement{kind: unicode61, Args: a}, true
+		return Statement{kind: unicode61, order: order, Args: a}, true
 	case fts.RouteTrigram:
 		a.Match = plan.Match
-		return Statement{kind: trigram, Args: a}, true
+		return Statement{kind: trigram, order: order, Args: a}, true
 	case fts.RouteLike:
+		if order == OrderRank {
+			order = OrderNewest // the LIKE scan has no rank: newest first
+		}
 		a.Anchor = plan.Anchor
 		if g := plan.Groups; len(g) == 1 && len(g[0].All) == 1 && len(g[0].None) == 0 {
 			a.Pattern = g[0].All[0].Pattern
-			return Statement{kind: like, Args: a}, true
+			return Statement{kind: like, order: order, Args: a}, true
 		}
 		a.Groups = groupsJSON(plan.Groups)
-		return Statement{kind: likeGroups, Args: a}, true
+		return Statement{kind: likeGroups, order: order, Args: a}, true
 	}
 	return Statement{}, false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // jsonList binds a filter list as a JSON array, or nil when the filter is

@@ -26,12 +26,17 @@ package sqlitesearch
 //	@sources          sources to keep, JSON array; NULL keeps all, [] keeps none (IN ())
 //	@exclude_sources  sources to leave out, JSON array; NULL or [] leaves none out
 //	@roles            roles to keep, JSON array; NULL keeps all
+//	@include_inactive 1 to find rewound rows (active = 0, compacted = 0) too
 //	@limit, @offset   the page
 
-// searchFilters are the original's three optional filters, in its order.
-// json_each turns one bound JSON array into the IN list, so the statement
-// text never depends on the number of sources or roles.
+// searchFilters are upstream's filters, in its order: live rows and
+// compaction-archived ones (active = 1 OR compacted = 1) unless
+// include_inactive, then the three optional lists. json_each turns one
+// bound JSON array into the IN list, so the statement text never depends on
+// the number of sources or roles. Every statement has all of them, the
+// LIKE scans too (upstream's LIKE scan has no active filter, §8 defect 1).
 const searchFilters = `
+      AND (@include_inactive OR m.active = 1 OR m.compacted = 1)
       AND (@sources IS NULL OR s.source IN (SELECT value FROM json_each(@sources)))
       AND (@exclude_sources IS NULL OR s.source NOT IN (SELECT value FROM json_each(@exclude_sources)))
       AND (@roles IS NULL OR m.role IN (SELECT value FROM json_each(@roles)))`
@@ -81,23 +86,58 @@ ORDER BY rank
 LIMIT @limit OFFSET @offset`
 }
 
+// sortedSearchSQL is upstream's FTS5 statement with sort="newest" (dir
+// DESC) or "oldest" (ASC): ORDER BY m.timestamp dir, rank, then m.id dir
+// for a stable page. SQLite computes a row's result columns before it sorts
+// the rows, so selecting snippet() here would compute it for every match;
+// as on the LIKE path, the page is found first in a CTE that carries only
+// id, timestamp and rank through the sort, and snippet() runs for the page
+// alone, through a second MATCH restricted to the hit's rowid (the same
+// expression, so the same snippet).
+func sortedSearchSQL(table, dir string) string {
+	return `
+WITH hits AS (
+    SELECT m.id, m.timestamp AS ts, ` + table + `.rank AS r
+    FROM ` + table + `
+    JOIN messages m ON m.id = ` + table + `.rowid
+    JOIN sessions s ON s.id = m.session_id
+    WHERE ` + table + ` MATCH @match` + searchFilters + `
+    ORDER BY m.timestamp ` + dir + `, ` + table + `.rank, m.id ` + dir + `
+    LIMIT @limit OFFSET @offset
+)
+SELECT m.id, m.session_id, m.role,
+    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
+    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
+    ` + searchColumns + `
+FROM hits
+JOIN ` + table + ` ON ` + table + `.rowid = hits.id AND ` + table + ` MATCH @match
+JOIN messages m ON m.id = hits.id
+JOIN sessions s ON s.id = m.session_id
+ORDER BY hits.ts ` + dir + `, hits.r, hits.id ` + dir
+}
+
 var (
-	searchUnicode61SQL = rankedSearchSQL("messages_fts")
-	searchTrigramSQL   = rankedSearchSQL("messages_fts_trigram")
+	searchUnicode61SQL       = rankedSearchSQL("messages_fts")
+	searchTrigramSQL         = rankedSearchSQL("messages_fts_trigram")
+	searchUnicode61NewestSQL = sortedSearchSQL("messages_fts", "DESC")
+	searchUnicode61OldestSQL = sortedSearchSQL("messages_fts", "ASC")
+	searchTrigramNewestSQL   = sortedSearchSQL("messages_fts_trigram", "DESC")
+	searchTrigramOldestSQL   = sortedSearchSQL("messages_fts_trigram", "ASC")
 )
 
 // likeSearchSQL is the LIKE path (short CJK queries) with match as its
-// WHERE condition: newest first, and a snippet of up to 120 characters of
-// raw content starting 40 before the anchor's first (case-sensitive)
-// occurrence, NULL without content, no markers, as in the original.
-func likeSearchSQL(match string) string {
+// WHERE condition: newest first (dir DESC, upstream's only order there) or
+// oldest first (ASC), and a snippet of up to 120 characters of raw content
+// starting 40 before the anchor's first (case-sensitive) occurrence, NULL
+// without content, no markers, as in the original.
+func likeSearchSQL(match, dir string) string {
 	return `
 WITH hits AS (
     SELECT m.id
     FROM messages m
     JOIN sessions s ON s.id = m.session_id
     WHERE ` + match + searchFilters + `
-    ORDER BY m.timestamp DESC, m.id DESC
+    ORDER BY m.timestamp ` + dir + `, m.id ` + dir + `
     LIMIT @limit OFFSET @offset
 )
 SELECT m.id, m.session_id, m.role,
@@ -105,22 +145,23 @@ SELECT m.id, m.session_id, m.role,
 FROM hits
 JOIN messages m ON m.id = hits.id
 JOIN sessions s ON s.id = m.session_id
-ORDER BY m.timestamp DESC, m.id DESC`
+ORDER BY m.timestamp ` + dir + `, m.id ` + dir
 }
 
-var (
-	// searchLikeSQL: one literal term, @pattern = '%' || escaped term ||
+// The LIKE conditions.
+const (
+	// likeOneTerm: one literal term, @pattern = '%' || escaped term ||
 	// '%', in content, tool_name or tool_calls: the original's condition.
-	searchLikeSQL = likeSearchSQL(`(m.content LIKE @pattern ESCAPE '\'
+	likeOneTerm = `(m.content LIKE @pattern ESCAPE '\'
            OR m.tool_name LIKE @pattern ESCAPE '\'
-           OR m.tool_calls LIKE @pattern ESCAPE '\')`)
+           OR m.tool_calls LIKE @pattern ESCAPE '\')`
 
-	// searchLikeGroupsSQL: several terms, @groups = JSON array of
+	// likeGroupsCondition: several terms, @groups = JSON array of
 	// {"all": [patterns], "none": [patterns]}; a message matches when, for
 	// some group, its text holds every "all" pattern and no "none" pattern.
 	// NULL columns read as '' so a missing column never makes NOT (...)
 	// unknown.
-	searchLikeGroupsSQL = likeSearchSQL(`EXISTS (
+	likeGroupsCondition = `EXISTS (
         SELECT 1 FROM json_each(@groups) g
         WHERE NOT EXISTS (
                 SELECT 1 FROM json_each(g.value, '$.all') t
@@ -131,5 +172,12 @@ var (
                 SELECT 1 FROM json_each(g.value, '$.none') t
                 WHERE COALESCE(m.content, '') LIKE t.value ESCAPE '\'
                    OR COALESCE(m.tool_name, '') LIKE t.value ESCAPE '\'
-                   OR COALESCE(m.tool_calls, '') LIKE t.value ESCAPE '\'))`)
+                   OR COALESCE(m.tool_calls, '') LIKE t.value ESCAPE '\'))`
+)
+
+var (
+	searchLikeSQL             = likeSearchSQL(likeOneTerm, "DESC")
+	searchLikeOldestSQL       = likeSearchSQL(likeOneTerm, "ASC")
+	searchLikeGroupsSQL       = likeSearchSQL(likeGroupsCondition, "DESC")
+	searchLikeGroupsOldestSQL = likeSearchSQL(likeGroupsCondition, "ASC")
 )

@@ -18,6 +18,9 @@ type Record struct {
 	// be kept (every one positive and distinct), else "" and every
 	// message's ID is 0.
 	MessageIDs string
+	// Size is the record's size as upstream's import caps count it
+	// (PythonCompactSize; set by Reader).
+	Size int64
 }
 
 // Parse checks one import record (an export line, or an entry of the

@@ -63,6 +63,7 @@ func (r *Reader) Next() (Record, error) {
 		return Record{}, &RecordError{Line: line, Err: err}
 	}
 	rec.Line = line
+	rec.Size = PythonCompactSize(raw)
 	return rec, nil
 }
 
