@@ -122,7 +122,7 @@ func (s *Store) AnchoredView(ctx context.Context, id string, anchor int64, opts 
 		if err != nil {
 			return v, err
 		}
-		all := b2i(len(opts.Roles) == 0)
+		all := boolInt(len(opts.Roles) == 0)
 		start, err := s.q.MessageBookendStart(ctx, q, db.MessageBookendStartParams{
 			SessionID: id, ID: first, AllRoles: all, Roles: string(roles), Limit: bookend,
 		})

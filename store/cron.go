@@ -27,13 +27,8 @@ func (s *Store) ListCronJobRuns(ctx context.Context, jobID string, limit, offset
 	upper := prefix[:len(prefix)-1] + "`"
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
 		rows, err := s.q.SessionCronRuns(ctx, q, db.SessionCronRunsParams{IDFrom: prefix, IDTo: upper, Limit: int64(limit), Offset: int64(offset)})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]RichSession, len(rows))
-		for i, r := range rows {
-			out[i] = richSession(r.Session, r.PreviewRaw, r.LastActive)
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.SessionCronRunsRow) RichSession {
+			return richSession(r.Session, r.PreviewRaw, r.LastActive)
+		})
 	})
 }

@@ -26,13 +26,8 @@ func (s *Store) DistinctSessionCwds(ctx context.Context, includeArchived bool) (
 	defer wrap(&err, "list session working directories")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]CwdUsage, error) {
 		rows, err := s.q.SessionDistinctCwds(ctx, q, boolInt(includeArchived))
-		if err != nil {
-			return nil, err
-		}
-		out := make([]CwdUsage, len(rows))
-		for i, r := range rows {
-			out[i] = CwdUsage{Cwd: r.Cwd, Sessions: r.Sessions, LastActive: Timestamp(finite(r.LastActive))}
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.SessionDistinctCwdsRow) CwdUsage {
+			return CwdUsage{Cwd: r.Cwd, Sessions: r.Sessions, LastActive: Timestamp(finite(r.LastActive))}
+		})
 	})
 }

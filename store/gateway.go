@@ -128,14 +128,9 @@ func (s *Store) ListGatewaySessions(ctx context.Context, opts GatewayListOptions
 		rows, err := s.q.GatewaySessionList(ctx, q, db.GatewaySessionListParams{
 			Platform: nullable(opts.Platform), IncludeEnded: boolInt(opts.IncludeEnded),
 		})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]ActiveSession, len(rows))
-		for i, r := range rows {
-			out[i] = ActiveSession{Session: sessionFromDB(r.Session), LastActive: Timestamp(r.LastActive)}
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.GatewaySessionListRow) ActiveSession {
+			return ActiveSession{Session: sessionFromDB(r.Session), LastActive: Timestamp(r.LastActive)}
+		})
 	})
 }
 

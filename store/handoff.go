@@ -137,13 +137,6 @@ func (s *Store) ListPendingHandoffs(ctx context.Context) (_ []Session, err error
 	defer wrap(&err, "list pending handoffs")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
 		rows, err := s.q.HandoffListPending(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Session, len(rows))
-		for i, r := range rows {
-			out[i] = sessionFromDB(r)
-		}
-		return out, nil
+		return convertRows(rows, err, sessionFromDB)
 	})
 }

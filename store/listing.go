@@ -324,14 +324,9 @@ func (s *Store) SearchSessions(ctx context.Context, source string, limit, offset
 	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
 		rows, err := s.q.SessionBrowse(ctx, q, db.SessionBrowseParams{Source: nullable(source), Limit: int64(limit), Offset: int64(offset)})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]ActiveSession, len(rows))
-		for i, r := range rows {
-			out[i] = ActiveSession{Session: sessionFromDB(r.Session), LastActive: Timestamp(r.LastActive)}
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.SessionBrowseRow) ActiveSession {
+			return ActiveSession{Session: sessionFromDB(r.Session), LastActive: Timestamp(r.LastActive)}
+		})
 	})
 }
 

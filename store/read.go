@@ -79,3 +79,16 @@ func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context
 		return zero, ctx.Err()
 	}
 }
+
+// convertRows converts the rows a query returned, one by one, or returns
+// the query's error.
+func convertRows[R, T any](rows []R, err error, conv func(R) T) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = conv(r)
+	}
+	return out, nil
+}

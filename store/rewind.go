@@ -139,7 +139,7 @@ const defaultRecentUserMessages = 20
 // It returns ErrClosed.
 func (s *Store) ListRecentUserMessages(ctx context.Context, id string, opts RecentUserMessagesOptions) (_ []UserMessagePreview, err error) {
 	defer wrapOn(&err, "list recent user messages of", id)
-	p := db.MessageRecentUserParams{SessionID: id, IncludeInactive: b2i(opts.IncludeInactive), Limit: int64(opts.Limit)}
+	p := db.MessageRecentUserParams{SessionID: id, IncludeInactive: boolInt(opts.IncludeInactive), Limit: int64(opts.Limit)}
 	switch {
 	case opts.Limit == 0:
 		p.Limit = defaultRecentUserMessages
@@ -148,15 +148,10 @@ func (s *Store) ListRecentUserMessages(ctx context.Context, id string, opts Rece
 	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]UserMessagePreview, error) {
 		rows, err := s.q.MessageRecentUser(ctx, q, p)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]UserMessagePreview, len(rows))
-		for i, r := range rows {
+		return convertRows(rows, err, func(r db.MessageRecentUserRow) UserMessagePreview {
 			var st storedValues
-			out[i] = UserMessagePreview{ID: r.ID, Timestamp: Timestamp(st.real("timestamp", r.Timestamp)), Preview: preview(r.Content)}
-		}
-		return out, nil
+			return UserMessagePreview{ID: r.ID, Timestamp: Timestamp(st.real("timestamp", r.Timestamp)), Preview: preview(r.Content)}
+		})
 	})
 }
 

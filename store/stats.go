@@ -34,14 +34,9 @@ func (s *Store) TokenStatsByModel(ctx context.Context) (_ []TokenStats, err erro
 	defer wrap(&err, "token stats by model")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
 		rows, err := s.q.SessionTokenStatsByModel(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]TokenStats, len(rows))
-		for i, r := range rows {
-			out[i] = TokenStats{r.Model, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.SessionTokenStatsByModelRow) TokenStats {
+			return TokenStats{r.Model, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
+		})
 	})
 }
 
@@ -51,14 +46,9 @@ func (s *Store) TokenStatsBySource(ctx context.Context) (_ []TokenStats, err err
 	defer wrap(&err, "token stats by source")
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
 		rows, err := s.q.SessionTokenStatsBySource(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]TokenStats, len(rows))
-		for i, r := range rows {
-			out[i] = TokenStats{r.Source, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.SessionTokenStatsBySourceRow) TokenStats {
+			return TokenStats{r.Source, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
+		})
 	})
 }
 
@@ -71,13 +61,8 @@ func (s *Store) TopSessionsByTokens(ctx context.Context, n int) (_ []TopSession,
 			return []TopSession{}, nil
 		}
 		rows, err := s.q.SessionTopByTokens(ctx, q, int64(n))
-		if err != nil {
-			return nil, err
-		}
-		out := make([]TopSession, len(rows))
-		for i, r := range rows {
-			out[i] = TopSession{r.ID, r.Title, r.Model, r.TotalTokens, optionalFloat(r.EstimatedCostUSD)}
-		}
-		return out, nil
+		return convertRows(rows, err, func(r db.SessionTopByTokensRow) TopSession {
+			return TopSession{r.ID, r.Title, r.Model, r.TotalTokens, optionalFloat(r.EstimatedCostUSD)}
+		})
 	})
 }

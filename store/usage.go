@@ -46,12 +46,8 @@ func (s *Store) ModelUsage(ctx context.Context, id string) (_ []ModelUsage, err 
 	defer wrapOn(&err, "model usage of", id)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsage, error) {
 		rows, err := s.q.UsageOfSession(ctx, q, id)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]ModelUsage, len(rows))
-		for i, r := range rows {
-			out[i] = ModelUsage{
+		return convertRows(rows, err, func(r db.SessionModelUsage) ModelUsage {
+			return ModelUsage{
 				SessionID: r.SessionID, Model: r.Model, BillingProvider: r.BillingProvider,
 				BillingBaseURL: r.BillingBaseURL, BillingMode: r.BillingMode,
 				APICallCount: r.APICallCount.Int64, InputTokens: r.InputTokens.Int64,
@@ -59,19 +55,10 @@ func (s *Store) ModelUsage(ctx context.Context, id string) (_ []ModelUsage, err 
 				CacheWriteTokens: r.CacheWriteTokens.Int64, ReasoningTokens: r.ReasoningTokens.Int64,
 				EstimatedCostUSD: finite(r.EstimatedCostUSD.Float64), ActualCostUSD: finite(r.ActualCostUSD.Float64),
 				CostStatus: r.CostStatus, CostSource: r.CostSource,
-				FirstSeen: optionalTimestamp(r.FirstSeen), LastSeen: optionalTimestamp(r.LastSeen),
+				FirstSeen: (*Timestamp)(optionalFloat(r.FirstSeen)), LastSeen: (*Timestamp)(optionalFloat(r.LastSeen)),
 			}
-		}
-		return out, nil
+		})
 	})
-}
-
-// optionalTimestamp is a nullable REAL time column.
-func optionalTimestamp(r sqlnum.Real) *Timestamp {
-	if !r.Valid {
-		return nil
-	}
-	return new(Timestamp(finite(r.Float64)))
 }
 
 // UsageOptions select the sessions UsageByModel totals.
@@ -120,20 +107,15 @@ func (s *Store) UsageByModel(ctx context.Context, opts UsageOptions) (_ []ModelU
 	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsageTotal, error) {
 		rows, err := s.q.UsageByModel(ctx, q, p)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]ModelUsageTotal, len(rows))
-		for i, r := range rows {
-			out[i] = ModelUsageTotal{
+		return convertRows(rows, err, func(r db.UsageByModelRow) ModelUsageTotal {
+			return ModelUsageTotal{
 				Model: r.Model, Sessions: r.SessionCount, APICallCount: r.APICallCount,
 				InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 				CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens,
 				ReasoningTokens:  r.ReasoningTokens,
 				EstimatedCostUSD: finite(r.EstimatedCostUSD), ActualCostUSD: finite(r.ActualCostUSD),
 			}
-		}
-		return out, nil
+		})
 	})
 }
 
