@@ -68,10 +68,7 @@ func (s *Store) ArchiveSessions(ctx context.Context, opts PruneOptions) (_ int, 
 		return 0, err
 	}
 	if opts.DryRun {
-		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
-			return s.pruneCandidates(ctx, q, p, opts.IDs)
-		})
-		return len(ids), err
+		return s.countCandidates(ctx, p, opts.IDs)
 	}
 	var n int
 	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {

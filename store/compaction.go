@@ -29,14 +29,7 @@ func (s *Store) ArchiveAndCompact(ctx context.Context, id string, msgs []NewMess
 		if _, err := s.q.MessageArchiveActive(ctx, tx, id); err != nil {
 			return err
 		}
-		calls, err := s.insertRows(ctx, tx, id, msgs)
-		if err != nil {
-			return err
-		}
-		_, err = s.q.SessionSetMessageCounts(ctx, tx, db.SessionSetMessageCountsParams{
-			MessageCount: int64(len(msgs)), ToolCallCount: int64(calls), ID: id,
-		})
-		return err
+		return s.insertCounted(ctx, tx, id, msgs)
 	})
 	if err != nil {
 		return 0, err

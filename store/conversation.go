@@ -55,36 +55,24 @@ type ConversationMessage struct {
 }
 
 // conversationJSON is ConversationMessage's JSON form: its fields, with
-// the content a JSON value.
+// the content a JSON value. Role and Content, declared first, take the
+// place of the embedded message's own (encoding/json prefers the
+// shallower field) and keep upstream's key order: role, content, then the
+// message's other fields in their order.
 type conversationJSON struct {
-	Role                string          `json:"role"`
-	Content             json.RawMessage `json:"content"`
-	Timestamp           Timestamp       `json:"timestamp,omitzero"`
-	ToolCallID          string          `json:"tool_call_id,omitempty"`
-	ToolName            string          `json:"tool_name,omitempty"`
-	EffectDisposition   string          `json:"effect_disposition,omitempty"`
-	ToolCalls           json.RawMessage `json:"tool_calls,omitempty"`
-	MessageID           string          `json:"message_id,omitempty"`
-	Observed            bool            `json:"observed,omitempty"`
-	FinishReason        string          `json:"finish_reason,omitempty"`
-	Reasoning           string          `json:"reasoning,omitempty"`
-	ReasoningContent    *string         `json:"reasoning_content,omitempty"`
-	ReasoningDetails    json.RawMessage `json:"reasoning_details,omitempty"`
-	CodexReasoningItems json.RawMessage `json:"codex_reasoning_items,omitempty"`
-	CodexMessageItems   json.RawMessage `json:"codex_message_items,omitempty"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	conversationFields
 }
+
+// conversationFields is ConversationMessage without its MarshalJSON.
+type conversationFields ConversationMessage
 
 // MarshalJSON writes m with upstream's keys, in its order; "content" is the
 // text, the structured content as a JSON value, or null.
 func (m ConversationMessage) MarshalJSON() (_ []byte, err error) {
 	defer wrap(&err, "marshal conversation message")
-	c := conversationJSON{
-		Role: m.Role, Content: m.ContentJSON, Timestamp: m.Timestamp, ToolCallID: m.ToolCallID,
-		ToolName: m.ToolName, EffectDisposition: m.EffectDisposition, ToolCalls: m.ToolCalls,
-		MessageID: m.MessageID, Observed: m.Observed, FinishReason: m.FinishReason, Reasoning: m.Reasoning,
-		ReasoningContent: m.ReasoningContent, ReasoningDetails: m.ReasoningDetails,
-		CodexReasoningItems: m.CodexReasoningItems, CodexMessageItems: m.CodexMessageItems,
-	}
+	c := conversationJSON{Role: m.Role, Content: m.ContentJSON, conversationFields: conversationFields(m)}
 	if c.Content == nil {
 		c.Content = json.RawMessage("null")
 		if m.Content != nil {
@@ -172,7 +160,7 @@ func (s *Store) ConversationWith(ctx context.Context, id string, opts Conversati
 // conversation is ConversationWith.
 func (s *Store) conversation(ctx context.Context, id string, opts ConversationOptions) ([]ConversationMessage, error) {
 	p := db.MessageConversationParams{
-		SessionID: id, IncludeAncestors: b2i(opts.IncludeAncestors), IncludeInactive: b2i(opts.IncludeInactive),
+		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
 		rows, err := s.q.MessageConversation(ctx, q, p)

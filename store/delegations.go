@@ -319,27 +319,25 @@ func (s *Store) pruneDelegations(ctx context.Context, tx db.DBTX, r DelegationRe
 	if err != nil {
 		return 0, err
 	}
-	terminal, err := s.q.DelegationCountTerminal(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	if excess := terminal - int64(r.MaxTerminal); excess > 0 {
-		n, err := s.q.DelegationPruneTerminal(ctx, tx, excess)
+	for _, c := range []struct {
+		count func(context.Context, db.DBTX) (int64, error)
+		prune func(context.Context, db.DBTX, int64) (int64, error)
+		keep  int
+	}{
+		{s.q.DelegationCountTerminal, s.q.DelegationPruneTerminal, r.MaxTerminal},
+		{s.q.DelegationCountPending, s.q.DelegationPrunePending, r.MaxPending},
+	} {
+		total, err := c.count(ctx, tx)
 		if err != nil {
 			return 0, err
 		}
-		removed += n
-	}
-	pending, err := s.q.DelegationCountPending(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	if excess := pending - int64(r.MaxPending); excess > 0 {
-		n, err := s.q.DelegationPrunePending(ctx, tx, excess)
-		if err != nil {
-			return 0, err
+		if excess := total - int64(c.keep); excess > 0 {
+			n, err := c.prune(ctx, tx, excess)
+			if err != nil {
+				return 0, err
+			}
+			removed += n
 		}
-		removed += n
 	}
 	return removed, nil
 }
@@ -387,13 +385,6 @@ func (s *Store) UndeliveredDelegations(ctx context.Context) (_ []Delegation, err
 func (s *Store) delegations(ctx context.Context, query func(context.Context, db.DBTX) ([]db.AsyncDelegation, error)) ([]Delegation, error) {
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Delegation, error) {
 		rows, err := query(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Delegation, len(rows))
-		for i, r := range rows {
-			out[i] = delegationFromDB(r)
-		}
-		return out, nil
+		return convertRows(rows, err, delegationFromDB)
 	})
 }

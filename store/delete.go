@@ -167,10 +167,18 @@ func (s *Store) CountEmptySessions(ctx context.Context) (_ int64, err error) {
 // It returns ErrBusy or ErrClosed.
 func (s *Store) DeleteEmptySessions(ctx context.Context, sessionsDir string) (_ int, err error) {
 	defer wrap(&err, "delete empty sessions")
+	return s.deleteSelected(ctx, sessionsDir, s.q.SessionEmptyIDs)
+}
+
+// deleteSelected deletes the sessions selectIDs returns, in one write
+// transaction (deleteIDs), and removes their transcript files from
+// sessionsDir (when not "") after the commit. It returns how many it
+// deleted.
+func (s *Store) deleteSelected(ctx context.Context, sessionsDir string, selectIDs func(context.Context, db.DBTX) ([]string, error)) (int, error) {
 	var ids []string
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
 		var err error
-		if ids, err = s.q.SessionEmptyIDs(ctx, tx); err != nil {
+		if ids, err = selectIDs(ctx, tx); err != nil {
 			return err
 		}
 		return s.deleteIDs(ctx, tx, ids)

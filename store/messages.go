@@ -148,15 +148,22 @@ func (s *Store) replace(ctx context.Context, id string, msgs []NewMessage, activ
 		if _, err := del(ctx, tx, id); err != nil {
 			return err
 		}
-		calls, err := s.insertRows(ctx, tx, id, msgs)
-		if err != nil {
-			return err
-		}
-		_, err = s.q.SessionSetMessageCounts(ctx, tx, db.SessionSetMessageCountsParams{
-			MessageCount: int64(len(msgs)), ToolCallCount: int64(calls), ID: id,
-		})
-		return err
+		return s.insertCounted(ctx, tx, id, msgs)
 	})
+}
+
+// insertCounted inserts msgs as session id's live rows (insertRows) and
+// sets its message and tool-call counts to theirs: after the live rows
+// were removed, the session holds msgs alone.
+func (s *Store) insertCounted(ctx context.Context, tx db.DBTX, id string, msgs []NewMessage) error {
+	calls, err := s.insertRows(ctx, tx, id, msgs)
+	if err != nil {
+		return err
+	}
+	_, err = s.q.SessionSetMessageCounts(ctx, tx, db.SessionSetMessageCountsParams{
+		MessageCount: int64(len(msgs)), ToolCallCount: int64(calls), ID: id,
+	})
+	return err
 }
 
 // insertRows inserts msgs as live rows of session id in the write
@@ -248,7 +255,7 @@ func (s *Store) GetMessagesWith(ctx context.Context, id string, opts MessageOpti
 
 // getMessages is GetMessagesWith.
 func (s *Store) getMessages(ctx context.Context, id string, opts MessageOptions) ([]Message, error) {
-	p := db.MessageListParams{SessionID: id, IncludeInactive: b2i(opts.IncludeInactive), Limit: -1}
+	p := db.MessageListParams{SessionID: id, IncludeInactive: boolInt(opts.IncludeInactive), Limit: -1}
 	if opts.Limit > 0 {
 		p.Limit = int64(opts.Limit)
 	}
@@ -387,7 +394,7 @@ func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) 
 		Reasoning:         m.Reasoning,
 		ReasoningContent:  m.ReasoningContent,
 		PlatformMessageID: nullable(m.PlatformMessageID),
-		Observed:          sqlnum.IntOf(b2i(m.Observed)),
+		Observed:          sqlnum.IntOf(boolInt(m.Observed)),
 	}
 	if m.ContentJSON != nil {
 		if p.Content, err = transfer.EncodeContent("content", m.ContentJSON); err != nil {
@@ -431,12 +438,4 @@ func messagesFromDB(rows []db.Message) []Message {
 		out[i] = messageFromDB(r)
 	}
 	return out
-}
-
-// b2i is 1 for true, else 0: how the store binds a flag.
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -188,24 +188,11 @@ func (s *Store) pruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 		return 0, err
 	}
 	if opts.DryRun {
-		ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
-			return s.pruneCandidates(ctx, q, p, opts.IDs)
-		})
-		return len(ids), err
+		return s.countCandidates(ctx, p, opts.IDs)
 	}
-	var ids []string
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
-		var err error
-		if ids, err = s.pruneCandidates(ctx, tx, p, opts.IDs); err != nil {
-			return err
-		}
-		return s.deleteIDs(ctx, tx, ids)
+	return s.deleteSelected(ctx, opts.SessionsDir, func(ctx context.Context, tx db.DBTX) ([]string, error) {
+		return s.pruneCandidates(ctx, tx, p, opts.IDs)
 	})
-	if err != nil {
-		return 0, err
-	}
-	removeFilesOf(opts.SessionsDir, ids)
-	return len(ids), nil
 }
 
 // PruneCandidates is upstream's list_prune_candidates for the sessions
@@ -238,6 +225,15 @@ func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) (_ []Ses
 	})
 }
 
+// countCandidates is a dry run's answer: how many sessions pruneCandidates
+// selects now, read in one snapshot.
+func (s *Store) countCandidates(ctx context.Context, p db.SessionPruneCandidatesParams, only []string) (int, error) {
+	ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
+		return s.pruneCandidates(ctx, q, p, only)
+	})
+	return len(ids), err
+}
+
 // pruneCandidates lists the ids of the sessions p selects, oldest first,
 // only those of only when it is not nil.
 func (s *Store) pruneCandidates(ctx context.Context, q db.DBTX, p db.SessionPruneCandidatesParams, only []string) ([]string, error) {
@@ -267,19 +263,9 @@ const ghostAge = 24 * time.Hour
 func (s *Store) PruneEmptyGhostSessions(ctx context.Context, sessionsDir string) (_ int, err error) {
 	defer wrap(&err, "prune empty ghost sessions")
 	cutoff := s.now() - ghostAge.Seconds()
-	var ids []string
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
-		var err error
-		if ids, err = s.q.SessionGhostIDs(ctx, tx, cutoff); err != nil {
-			return err
-		}
-		return s.deleteIDs(ctx, tx, ids)
+	return s.deleteSelected(ctx, sessionsDir, func(ctx context.Context, tx db.DBTX) ([]string, error) {
+		return s.q.SessionGhostIDs(ctx, tx, cutoff)
 	})
-	if err != nil {
-		return 0, err
-	}
-	removeFilesOf(sessionsDir, ids)
-	return len(ids), nil
 }
 
 // orphanedCompressionAge is how old an unfinished compression continuation
