@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,32 +121,30 @@ func TestUpstreamV16BecomesUpstreamsV21(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Up: %v", err)
 		}
-		wantChanges := []string{
-			"create table session_model_usage",
-			"create table gateway_routing",
-			"create table async_delegations",
-			"create index idx_session_model_usage_session",
-			"create index idx_session_model_usage_model",
-			"create index idx_async_delegations_delivery",
-			"add column sessions.session_key",
-			"add column sessions.chat_id",
-			"add column sessions.chat_type",
-			"add column sessions.thread_id",
-			"add column sessions.display_name",
-			"add column sessions.origin_json",
-			"add column sessions.expiry_finalized",
-			"add column sessions.git_branch",
-			"add column sessions.git_repo_root",
-			"add column sessions.compression_failure_cooldown_until",
-			"add column sessions.compression_failure_error",
-			"add column sessions.compression_fallback_streak",
-			"add column messages.effect_disposition",
-			"add column messages.compacted",
-			"create the deferred indexes",
-			"v18: copy gateway metadata from sessions.json into 1 session",
-			"v20: seed per-model usage",
-			"set schema version 21",
-		}
+		wantChanges := slices.Concat(
+			[]string{
+				"create table session_model_usage",
+				"create table gateway_routing",
+				"create table async_delegations",
+				"create index idx_session_model_usage_session",
+				"create index idx_session_model_usage_model",
+				"create index idx_async_delegations_delivery",
+			},
+			dbtest.GatewayColumns,
+			[]string{
+				"add column sessions.git_branch",
+				"add column sessions.git_repo_root",
+				"add column sessions.compression_failure_cooldown_until",
+				"add column sessions.compression_failure_error",
+				"add column sessions.compression_fallback_streak",
+				"add column messages.effect_disposition",
+				"add column messages.compacted",
+				"create the deferred indexes",
+				"v18: copy gateway metadata from sessions.json into 1 session",
+				"v20: seed per-model usage",
+				"set schema version 21",
+			},
+		)
 		if diff := cmp.Diff(wantChanges, res.Changes); diff != "" || res.From != 16 || res.To != Latest {
 			t.Errorf("Up = %d → %d, changes (-want +got):\n%s", res.From, res.To, diff)
 		}

@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"testing"
 
@@ -231,53 +232,25 @@ func TestAdoptColumnsAheadOfVersion(t *testing.T) {
 		// each missing column in SCHEMA_SQL's order, after what is there.
 		db := v5WithReasoningDetails(t)
 		res := upgradedOnce(t, context.Background(), newMigrator(t, db, nil), 5)
-		wantChanges := []string{
-			"create table session_model_usage",
-			"create table state_meta",
-			"create table gateway_routing",
-			"create table compression_locks",
-			"create table async_delegations",
-			"create index idx_sessions_source_id",
-			"create index idx_compression_locks_expires",
-			"create index idx_session_model_usage_session",
-			"create index idx_session_model_usage_model",
-			"create index idx_async_delegations_delivery",
-			"add column sessions.session_key",
-			"add column sessions.chat_id",
-			"add column sessions.chat_type",
-			"add column sessions.thread_id",
-			"add column sessions.display_name",
-			"add column sessions.origin_json",
-			"add column sessions.expiry_finalized",
-			"add column sessions.cwd",
-			"add column sessions.git_branch",
-			"add column sessions.git_repo_root",
-			"add column sessions.api_call_count",
-			"add column sessions.handoff_state",
-			"add column sessions.handoff_platform",
-			"add column sessions.handoff_error",
-			"add column sessions.compression_failure_cooldown_until",
-			"add column sessions.compression_failure_error",
-			"add column sessions.compression_fallback_streak",
-			"add column sessions.rewind_count",
-			"add column sessions.archived",
-			"add column messages.effect_disposition",
-			"add column messages.reasoning",
-			"add column messages.reasoning_content",
-			"add column messages.codex_reasoning_items",
-			"add column messages.codex_message_items",
-			"add column messages.platform_message_id",
-			"add column messages.observed",
-			"add column messages.active",
-			"add column messages.compacted",
-			"create index idx_messages_platform_msg_id",
-			"create the deferred indexes",
-			"rebuild full-text index messages_fts",
-			"rebuild full-text index messages_fts_trigram",
-			"v16: tag delegate sessions",
-			"v20: seed per-model usage",
-			"set schema version 21",
-		}
+		wantChanges := slices.Concat(
+			dbtest.NewTables(true),
+			dbtest.NewIndexes,
+			dbtest.GatewayColumns,
+			dbtest.WorkspaceColumns,
+			[]string{"add column sessions.api_call_count"},
+			dbtest.LateSessionColumns,
+			[]string{
+				"add column messages.effect_disposition",
+				"add column messages.reasoning",
+				"add column messages.reasoning_content",
+				"add column messages.codex_reasoning_items",
+				"add column messages.codex_message_items",
+			},
+			dbtest.LateMessageColumns,
+			dbtest.LateIndexes,
+			dbtest.V11Step,
+			dbtest.DataSteps,
+		)
 		if diff := cmp.Diff(wantChanges, res.Changes); diff != "" {
 			t.Errorf("Up changes (-want +got):\n%s", diff)
 		}

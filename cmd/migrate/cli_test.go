@@ -132,14 +132,14 @@ func TestVersionTargetsAndDryRun(t *testing.T) {
 	// A v4 file the migrations built lacks state_meta, the tables of v14…v21
 	// and the columns of v5…v9 and later; upstream adds them in declaration
 	// order.
-	wouldUpgrade := upgraded(4, newTables(true), newIndexes, gatewayColumns, v5Tokens, workspaceColumns, v5Billing,
-		[]string{"add column sessions.api_call_count"}, lateSessionColumns, effectColumn, []string{
+	wouldUpgrade := upgraded(4, dbtest.NewTables(true), dbtest.NewIndexes, dbtest.GatewayColumns, dbtest.V5Tokens, dbtest.WorkspaceColumns, dbtest.V5Billing,
+		[]string{"add column sessions.api_call_count"}, dbtest.LateSessionColumns, dbtest.EffectColumn, []string{
 			"add column messages.reasoning",
 			"add column messages.reasoning_content",
 			"add column messages.reasoning_details",
 			"add column messages.codex_reasoning_items",
 			"add column messages.codex_message_items",
-		}, lateMessageColumns, lateIndexes, v11Step, dataSteps)
+		}, dbtest.LateMessageColumns, dbtest.LateIndexes, dbtest.V11Step, dbtest.DataSteps)
 	wouldUpgrade[0] = strings.Replace(wouldUpgrade[0], "upgraded   ", "would upgrade", 1)
 	dryRunUp := text(wouldUpgrade, "dry run: nothing was written; schema version 4")
 
@@ -595,19 +595,19 @@ func TestLegacyFixtures(t *testing.T) {
 		fixture string
 		want    string
 	}{
-		{"state-v1.db", text(upgraded(1, newTables(true), newIndexes, gatewayColumns, v5Tokens, workspaceColumns, v5Billing, []string{
+		{"state-v1.db", text(upgraded(1, dbtest.NewTables(true), dbtest.NewIndexes, dbtest.GatewayColumns, dbtest.V5Tokens, dbtest.WorkspaceColumns, dbtest.V5Billing, []string{
 			"add column sessions.title",
 			"add column sessions.api_call_count",
-		}, lateSessionColumns, effectColumn, []string{
+		}, dbtest.LateSessionColumns, dbtest.EffectColumn, []string{
 			"add column messages.finish_reason",
 			"add column messages.reasoning",
 			"add column messages.reasoning_content",
 			"add column messages.reasoning_details",
 			"add column messages.codex_reasoning_items",
 			"add column messages.codex_message_items",
-		}, lateMessageColumns, lateIndexes, v11Step, dataSteps, []string{"create index idx_sessions_title_unique"}), "schema version 21")},
-		{"state-v9.db", text(upgraded(9, newTables(false), newIndexes, gatewayColumns, workspaceColumns, lateSessionColumns,
-			effectColumn, lateMessageColumns, lateIndexes, v11Step, dataSteps), "schema version 21")},
+		}, dbtest.LateMessageColumns, dbtest.LateIndexes, dbtest.V11Step, dbtest.DataSteps, []string{"create index idx_sessions_title_unique"}), "schema version 21")},
+		{"state-v9.db", text(upgraded(9, dbtest.NewTables(false), dbtest.NewIndexes, dbtest.GatewayColumns, dbtest.WorkspaceColumns, dbtest.LateSessionColumns,
+			dbtest.EffectColumn, dbtest.LateMessageColumns, dbtest.LateIndexes, dbtest.V11Step, dbtest.DataSteps), "schema version 21")},
 	} {
 		t.Run(strings.ToUpper(tt.fixture[6:8])+"Fixture", func(t *testing.T) {
 			t.Parallel()
@@ -721,7 +721,7 @@ func TestUpstreamFiles(t *testing.T) {
 			"create index idx_session_model_usage_session",
 			"create index idx_session_model_usage_model",
 			"create index idx_async_delegations_delivery",
-		}, gatewayColumns, []string{
+		}, dbtest.GatewayColumns, []string{
 			"add column sessions.git_branch",
 			"add column sessions.git_repo_root",
 			"add column sessions.compression_failure_cooldown_until",
