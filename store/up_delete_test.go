@@ -209,17 +209,6 @@ func TestUpBulkDeleteSessions(t *testing.T) {
 		}
 	})
 
-	// upstream: TestBulkDeleteSessions::test_returns_real_count_skipping_unknown_ids
-	t.Run("ReturnsRealCountSkippingUnknownIDs", func(t *testing.T) {
-		t.Parallel()
-		s, _ := openStore(t, nil)
-		mustCreate(t, s, NewSession{ID: "real", Source: "cli"})
-		if n := deleteExisting(t, s, []string{"real", "ghost1", "ghost2"}, ""); n != 1 {
-			t.Errorf("deleted %d, want 1", n)
-		}
-		assertGone(t, s, "real")
-	})
-
 	// upstream: TestBulkDeleteSessions::test_empty_list_is_noop
 	t.Run("EmptyListIsNoop", func(t *testing.T) {
 		t.Parallel()
@@ -236,27 +225,30 @@ func TestUpBulkDeleteSessions(t *testing.T) {
 		}
 	})
 
-	// upstream: TestBulkDeleteSessions::test_drops_non_string_entries (Go
-	// ids are strings: "" is the stray entry)
-	t.Run("DropsEmptyEntries", func(t *testing.T) {
-		t.Parallel()
-		s, _ := openStore(t, nil)
-		mustCreate(t, s, NewSession{ID: "real", Source: "cli"})
-		if n := deleteExisting(t, s, []string{"real", "", "ghost"}, ""); n != 1 {
-			t.Errorf("deleted %d, want 1", n)
-		}
-		assertGone(t, s, "real")
-	})
-
-	// upstream: TestBulkDeleteSessions::test_dedupes_duplicate_ids
-	t.Run("DedupesDuplicateIDs", func(t *testing.T) {
-		t.Parallel()
-		s, _ := openStore(t, nil)
-		mustCreate(t, s, NewSession{ID: "real", Source: "cli"})
-		if n := deleteExisting(t, s, []string{"real", "real"}, ""); n != 1 {
-			t.Errorf("deleted %d, want 1", n)
-		}
-	})
+	// One real session among ids that name nothing or name it again: only
+	// it is deleted and counted.
+	for _, tc := range []struct {
+		name string
+		ids  []string
+	}{
+		// upstream: TestBulkDeleteSessions::test_returns_real_count_skipping_unknown_ids
+		{"ReturnsRealCountSkippingUnknownIDs", []string{"real", "ghost1", "ghost2"}},
+		// upstream: TestBulkDeleteSessions::test_drops_non_string_entries (Go
+		// ids are strings: "" is the stray entry)
+		{"DropsEmptyEntries", []string{"real", "", "ghost"}},
+		// upstream: TestBulkDeleteSessions::test_dedupes_duplicate_ids
+		{"DedupesDuplicateIDs", []string{"real", "real"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := openStore(t, nil)
+			mustCreate(t, s, NewSession{ID: "real", Source: "cli"})
+			if n := deleteExisting(t, s, tc.ids, ""); n != 1 {
+				t.Errorf("deleted %d, want 1", n)
+			}
+			assertGone(t, s, "real")
+		})
+	}
 
 	// upstream: TestBulkDeleteSessions::test_orphans_children_of_deleted_parents
 	t.Run("OrphansChildrenOfDeletedParents", func(t *testing.T) {
