@@ -83,11 +83,13 @@ func TestStats(t *testing.T) {
 		"20250301_090200_b2b2b2  400     $0.0010    claude-haiku     -",
 	}
 	tests := []outputCase{
+		// What each model was used for (session_model_usage): the
+		// compression root, which used gpt-5 for nothing, does not count.
 		{"ByModel", nil, text(append([]string{
-			"MODEL            SESSIONS  INPUT  OUTPUT  EST. COST",
-			"claude-sonnet-4  1         1,200  340     $0.0123",
-			"gpt-5            2         500    250     $0.0020",
-			"claude-haiku     1         300    100     $0.0010",
+			"MODEL            SESSIONS  CALLS  INPUT  OUTPUT  CACHE READ  CACHE WRITE  REASONING  EST. COST  ACTUAL COST",
+			"claude-sonnet-4  1         0      1,200  340     0           0            0          $0.0123    $0.0000",
+			"gpt-5            1         2      500    250     30          0            0          $0.0020    $0.0019",
+			"claude-haiku     1         0      300    100     0           0            0          $0.0010    $0.0000",
 			""}, top...)...)},
 		{"BySource", []string{"--by", "source", "--top", "1"}, text(
 			"SOURCE    SESSIONS  INPUT  OUTPUT  EST. COST",
@@ -105,18 +107,34 @@ func TestStats(t *testing.T) {
 	checkOutputs(t, "stats", tests)
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
+		usage := func(model string, calls, in, out, cacheRead, est, act float64) obj {
+			return obj{"model": model, "sessions": 1.0, "api_call_count": calls, "input_tokens": in, "output_tokens": out,
+				"cache_read_tokens": cacheRead, "cache_write_tokens": 0.0, "reasoning_tokens": 0.0,
+				"estimated_cost_usd": est, "actual_cost_usd": act}
+		}
+		top := []any{
+			obj{"id": idDeploy, "title": "Deploy notes", "model": "claude-sonnet-4", "total_tokens": 1540.0, "estimated_cost_usd": 0.0123},
+			obj{"id": idRefactor2, "title": "Refactor plan #2", "model": "gpt-5", "total_tokens": 750.0, "estimated_cost_usd": 0.002},
+		}
 		want := obj{"by": "model",
 			"totals": []any{
-				obj{"key": "claude-sonnet-4", "sessions": 1.0, "input_tokens": 1200.0, "output_tokens": 340.0, "estimated_cost_usd": 0.0123},
-				obj{"key": "gpt-5", "sessions": 2.0, "input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002},
-				obj{"key": "claude-haiku", "sessions": 1.0, "input_tokens": 300.0, "output_tokens": 100.0, "estimated_cost_usd": 0.001},
+				usage("claude-sonnet-4", 0, 1200, 340, 0, 0.0123, 0),
+				usage("gpt-5", 2, 500, 250, 30, 0.002, 0.0019),
+				usage("claude-haiku", 0, 300, 100, 0, 0.001, 0),
 			},
-			"top": []any{
-				obj{"id": idDeploy, "title": "Deploy notes", "model": "claude-sonnet-4", "total_tokens": 1540.0, "estimated_cost_usd": 0.0123},
-				obj{"id": idRefactor2, "title": "Refactor plan #2", "model": "gpt-5", "total_tokens": 750.0, "estimated_cost_usd": 0.002},
-			}}
+			"top": top}
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", fixturePath, "stats", "--top", "2")); diff != "" {
 			t.Errorf("sessions --json stats (-want +got):\n%s", diff)
+		}
+		want = obj{"by": "source",
+			"totals": []any{
+				obj{"key": "cli", "sessions": 4.0, "input_tokens": 1500.0, "output_tokens": 440.0, "estimated_cost_usd": 0.0133},
+				obj{"key": "telegram", "sessions": 2.0, "input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002},
+				obj{"key": "discord", "sessions": 1.0, "input_tokens": 0.0, "output_tokens": 0.0, "estimated_cost_usd": 0.0},
+			},
+			"top": top}
+		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", fixturePath, "stats", "--top", "2", "--by", "source")); diff != "" {
+			t.Errorf("sessions --json stats --by source (-want +got):\n%s", diff)
 		}
 	})
 }

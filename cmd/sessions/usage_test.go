@@ -31,7 +31,7 @@ func TestUsageErrors(t *testing.T) {
 		{"UnknownCommand", []string{"frob"}, []string{`sessions: unknown command "frob"`, top}},
 		{"UnknownGlobalFlag", []string{"--force", "list"}, []string{"sessions: flag provided but not defined: -force", top}},
 		{"UnknownFlag", []string{"list", "--force"}, []string{"sessions: list: flag provided but not defined: -force", usage("list")}},
-		{"FlagOfAnotherCommand", []string{"show", "--all", "x"}, []string{"sessions: show: flag provided but not defined: -all", usage("show")}},
+		{"FlagOfAnotherCommand", []string{"show", "--source", "cli", "x"}, []string{"sessions: show: flag provided but not defined: -source", usage("show")}},
 		{"BadNumber", []string{"list", "--limit", "ten"}, []string{`sessions: list: invalid value "ten" for flag -limit: parse error`, usage("list")}},
 		{"ZeroLimit", []string{"search", "--limit", "0", "x"}, []string{"sessions: search: --limit must be at least 1, got 0", usage("search")}},
 		{"NegativeOffset", []string{"list", "--offset=-1"}, []string{"sessions: list: --offset must not be negative, got -1", usage("list")}},
