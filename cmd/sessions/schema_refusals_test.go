@@ -91,6 +91,7 @@ func TestNewerSchemaFile(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"import", input}, {"prune", "--older-than", "1h", "--yes"}, {"delete", "--yes", "fx21-gw"},
+		{"archive", "fx21-gw"}, {"unarchive", "fx21-arch-tip"},
 		{"rename", "fx21-gw", "new title"}, {"vacuum"}, {"doctor", "--fix-fts"},
 	} {
 		failure(t, 1, []string{refused}, append([]string{"-db", path}, args...)...)
