@@ -174,3 +174,52 @@ func TestParseAge(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneFilters narrows a prune of upstream's v21 file with upstream's
+// filters: by default the archived chain's root is pruned with the other
+// ended session (upstream's prune_sessions does not spare archived
+// sessions); --no-archived spares it, --archived prunes only it; title,
+// model, end reason, working directory and message counts narrow it
+// further, and the summary line names each filter.
+func TestPruneFilters(t *testing.T) {
+	t.Parallel()
+	path := copyTo(t, "upstream/state-v21.db")
+	const cutoff = "2030-01-01"
+	checkOutputsOn(t, path, "prune", []outputCase{
+		{"Default", []string{"--older-than", cutoff, "--dry-run"}, text(
+			"would prune 2 sessions (ended, started before 2030-01-01 00:00):",
+			"  fx21-arch-root  Archived chain  cli  2026-12-03 07:46",
+			"  fx21-parent     -               cli  2026-12-03 07:46")},
+		{"NotArchived", []string{"--older-than", cutoff, "--dry-run", "--no-archived"}, text(
+			"would prune 1 session (ended, started before 2030-01-01 00:00, not archived):",
+			"  fx21-parent  -  cli  2026-12-03 07:46")},
+		{"EndReason", []string{"--older-than", cutoff, "--dry-run", "--end-reason", "branched", "--model", "ALPHA"}, text(
+			`would prune 1 session (ended, started before 2030-01-01 00:00, model ~ "ALPHA", ended by branched):`,
+			"  fx21-parent  -  cli  2026-12-03 07:46")},
+		{"Title", []string{"--older-than", cutoff, "--dry-run", "--title", "CHAIN", "--min-messages", "1", "--max-messages", "1"}, text(
+			`would prune 1 session (ended, started before 2030-01-01 00:00, title ~ "CHAIN", 1 or more messages, 1 or fewer messages):`,
+			"  fx21-arch-root  Archived chain  cli  2026-12-03 07:46")},
+		{"NoneLeft", []string{"--older-than", cutoff, "--dry-run", "--cwd", "/projects", "--min-messages=2"}, text(
+			"would prune 0 sessions (ended, started before 2030-01-01 00:00, in /projects, 2 or more messages)")},
+	})
+	failure(t, 2, []string{"sessions: prune: --archived and --no-archived exclude each other",
+		"usage: sessions prune [-db PATH] [--json] --older-than AGE [--source S] [FILTERS] [--dry-run] [--yes] (-h for help)"},
+		"-db", path, "prune", "--older-than", cutoff, "--archived", "--no-archived", "--dry-run")
+	failure(t, 2, []string{`sessions: prune: invalid value "many" for flag -max-messages: parse error`,
+		"usage: sessions prune [-db PATH] [--json] --older-than AGE [--source S] [FILTERS] [--dry-run] [--yes] (-h for help)"},
+		"-db", path, "prune", "--older-than", cutoff, "--max-messages", "many")
+
+	// On a copy of its own: the cases above run once this function returns.
+	path = copyTo(t, "upstream/state-v21.db")
+	if got, want := sessions(t, "-db", path, "--json", "prune", "--older-than", cutoff, "--archived", "--yes"),
+		`{"pruned":1,"dry_run":false,"ids":["fx21-arch-root"]}`+"\n"; got != want {
+		t.Errorf("prune --archived: %q, want %q", got, want)
+	}
+	// Its continuation is left, a root now, still archived.
+	if diff := cmp.Diff(text(
+		"ID             TITLE  PREVIEW                      LAST ACTIVE       MSGS  SOURCE  MODEL    FLAGS",
+		"fx21-arch-tip  -      continued after compression  2026-12-03 07:46  1     cli     alpha-1  archived",
+	), sessions(t, "-db", path, "list", "--all", "--archived")); diff != "" {
+		t.Errorf("list --all --archived after the prune (-want +got):\n%s", diff)
+	}
+}
