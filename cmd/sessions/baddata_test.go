@@ -74,9 +74,10 @@ func TestReadingCommandsReadBadValues(t *testing.T) {
 }
 
 // TestBadValueOutputs: a REAL in an INTEGER column reads as its value
-// truncated (show, stats), and export writes it as the original's export
-// does, a float; an infinite cost is exported as 1e999, which Python reads
-// as inf.
+// truncated (show, stats: the 34 tokens past the session's usage row count
+// under its model), and export writes it as the original's export does, a
+// float; an infinite cost is exported as 1e999, which Python reads as inf,
+// and stats shows it as the largest finite amount.
 func TestBadValueOutputs(t *testing.T) {
 	t.Parallel()
 	path := fixtureCopy(t)
@@ -84,7 +85,7 @@ func TestBadValueOutputs(t *testing.T) {
 	if got := sessions(t, "-db", path, "show", idDeploy); !strings.Contains(got, "\nTokens    1,234 in, 340 out\n") {
 		t.Errorf("show: no line %q in\n%s", "Tokens    1,234 in, 340 out", got)
 	}
-	if got := sessions(t, "-db", path, "stats", "--top", "0"); !strings.Contains(got, "\nclaude-sonnet-4  1         1,234  340     $0.0123\n") {
+	if got := sessions(t, "-db", path, "stats", "--top", "0"); !strings.Contains(got, "\nclaude-sonnet-4  1         0      1,234  340     0           0            0          $0.0123    $1.798e+308\n") {
 		t.Errorf("stats:\n%s", got)
 	}
 	var line map[string]json.RawMessage

@@ -19,7 +19,7 @@ import (
 //	└── subB (no messages)
 //	refactor (telegram, titled, ended by compression)
 //	└── refactor2 (its compression continuation, "Refactor plan #2", tokens,
-//	    estimated and actual cost)
+//	    cache reads, API calls, estimated and actual cost)
 //	cjk (discord, no model, one Chinese message)
 const (
 	idDeploy    = "20250301_090000_a1a1a1"
@@ -128,7 +128,7 @@ func buildFixture(path string) error {
 	w.say(at(10, 31, 0), idRefactor2, "assistant", "Done: store and search are split.")
 	w.do(at(10, 31, 1), func() error {
 		return s.UpdateTokenCounts(w.ctx, idRefactor2, store.TokenUpdate{InputTokens: 500, OutputTokens: 250,
-			EstimatedCostUSD: ptr(0.002), ActualCostUSD: ptr(0.0019)})
+			CacheReadTokens: 30, APICallCount: 2, EstimatedCostUSD: ptr(0.002), ActualCostUSD: ptr(0.0019)})
 	})
 
 	w.session(at(11, 0, 0), store.NewSession{ID: idCJK, Source: "discord"})
@@ -152,9 +152,9 @@ func with(base obj, fields obj) obj {
 	return out
 }
 
-// sessionColumns is a session's JSON object with every one of the 27
-// columns at its empty value: the keys and types of the original's
-// get_session.
+// sessionColumns is a session's JSON object with every one of the 45
+// columns of schema v21 at the value a new session has: the keys and types
+// of the original's get_session.
 var sessionColumns = obj{
 	"id": "", "source": "", "user_id": nil, "model": nil, "model_config": nil, "system_prompt": nil,
 	"parent_session_id": nil, "started_at": 0.0, "ended_at": nil, "end_reason": nil,
@@ -163,14 +163,24 @@ var sessionColumns = obj{
 	"billing_provider": nil, "billing_base_url": nil, "billing_mode": nil,
 	"estimated_cost_usd": nil, "actual_cost_usd": nil, "cost_status": nil, "cost_source": nil,
 	"pricing_version": nil, "api_call_count": 0.0,
+	// v12–v21: workspace, gateway peer and presentation, handoff,
+	// compression failures, rewinds, archive.
+	"cwd": nil, "git_branch": nil, "git_repo_root": nil,
+	"session_key": nil, "chat_id": nil, "chat_type": nil, "thread_id": nil,
+	"display_name": nil, "origin_json": nil, "expiry_finalized": 0.0,
+	"handoff_state": nil, "handoff_platform": nil, "handoff_error": nil,
+	"compression_failure_cooldown_until": nil, "compression_failure_error": nil, "compression_fallback_streak": 0.0,
+	"rewind_count": 0.0, "archived": 0.0,
 }
 
-// messageColumns is a message's JSON object with every column at its
-// empty value: the keys and types of the original's get_messages.
+// messageColumns is a message's JSON object with every one of the 20
+// columns of schema v21 at the value a new live message has: the keys and
+// types of the original's get_messages.
 var messageColumns = obj{
 	"id": 0.0, "session_id": "", "role": "", "content": nil, "tool_call_id": nil, "tool_name": nil,
 	"timestamp": 0.0, "token_count": nil, "tool_calls": nil, "finish_reason": nil, "reasoning": nil,
 	"reasoning_content": nil, "reasoning_details": nil, "codex_reasoning_items": nil, "codex_message_items": nil,
+	"effect_disposition": nil, "platform_message_id": nil, "observed": 0.0, "active": 1.0, "compacted": 0.0,
 }
 
 // wantSessions are the fixture's sessions as get_session returns them.
@@ -187,7 +197,8 @@ var wantSessions = map[string]obj{
 		"ended_at": ts(10, 30, 0), "end_reason": "compression", "message_count": 2.0, "title": "Refactor plan"}),
 	idRefactor2: with(sessionColumns, obj{"id": idRefactor2, "source": "telegram", "model": "gpt-5", "parent_session_id": idRefactor,
 		"started_at": ts(10, 30, 0), "message_count": 2.0, "title": "Refactor plan #2",
-		"input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002, "actual_cost_usd": 0.0019}),
+		"input_tokens": 500.0, "output_tokens": 250.0, "cache_read_tokens": 30.0, "api_call_count": 2.0,
+		"estimated_cost_usd": 0.002, "actual_cost_usd": 0.0019}),
 	idCJK: with(sessionColumns, obj{"id": idCJK, "source": "discord", "started_at": ts(11, 0, 0), "message_count": 1.0}),
 }
 

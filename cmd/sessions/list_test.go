@@ -23,15 +23,18 @@ func TestList(t *testing.T) {
 			"20250301_110000_0a0a0a  -                 今天讨论A2A通信协议的实现细节  2025-03-01 11:00  1     discord   -",
 			"20250301_103000_f6f6f6  Refactor plan #2  Continue the refactor          2025-03-01 10:31  2     telegram  gpt-5",
 			"20250301_090000_a1a1a1  Deploy notes      How do I deploy with Docker?   2025-03-01 09:00  4     cli       claude-sonnet-4")},
+		// Every session, each child flagged: the compression continuation
+		// and the untagged subagents (the default list shows neither).
 		{"All", []string{"--all"}, text(
-			"ID                      TITLE             PREVIEW                                LAST ACTIVE       MSGS  SOURCE    MODEL",
-			"20250301_110000_0a0a0a  -                 今天讨论A2A通信协议的实现细节          2025-03-01 11:00  1     discord   -",
-			"20250301_103000_f6f6f6  Refactor plan #2  Continue the refactor                  2025-03-01 10:31  2     telegram  gpt-5",
-			"20250301_100000_e5e5e5  Refactor plan     Plan the refactor of <store> & search  2025-03-01 10:00  2     telegram  gpt-5",
-			"20250301_090400_d4d4d4  -                 -                                      2025-03-01 09:04  0     cli       -",
-			"20250301_090300_c3c3c3  -                 -                                      2025-03-01 09:03  0     cli       -",
-			"20250301_090200_b2b2b2  -                 Subtask: check the logs                2025-03-01 09:02  1     cli       claude-haiku",
-			"20250301_090000_a1a1a1  Deploy notes      How do I deploy with Docker?           2025-03-01 09:00  4     cli       claude-sonnet-4")},
+			"ID                      TITLE             PREVIEW                                LAST ACTIVE       MSGS  SOURCE    MODEL            FLAGS",
+			"20250301_110000_0a0a0a  -                 今天讨论A2A通信协议的实现细节          2025-03-01 11:00  1     discord   -                -",
+			"20250301_103000_f6f6f6  Refactor plan #2  Continue the refactor                  2025-03-01 10:31  2     telegram  gpt-5            continuation",
+			"20250301_100000_e5e5e5  Refactor plan     Plan the refactor of <store> & search  2025-03-01 10:00  2     telegram  gpt-5            -",
+			"20250301_090400_d4d4d4  -                 -                                      2025-03-01 09:04  0     cli       -                child",
+			"20250301_090300_c3c3c3  -                 -                                      2025-03-01 09:03  0     cli       -                child",
+			"20250301_090200_b2b2b2  -                 Subtask: check the logs                2025-03-01 09:02  1     cli       claude-haiku     child",
+			"20250301_090000_a1a1a1  Deploy notes      How do I deploy with Docker?           2025-03-01 09:00  4     cli       claude-sonnet-4  -")},
+		{"Archived", []string{"--archived"}, ""},
 		{"Source", []string{"--source", "discord"}, text(
 			"ID                      TITLE  PREVIEW                        LAST ACTIVE       MSGS  SOURCE   MODEL",
 			"20250301_110000_0a0a0a  -      今天讨论A2A通信协议的实现细节  2025-03-01 11:00  1     discord  -")},
@@ -55,7 +58,8 @@ func TestList(t *testing.T) {
 		// tokens and costs; and _lineage_root_id naming the root.
 		tip := with(listRow(idRefactor2, ts(10, 31, 0), "Continue the refactor"), obj{
 			"started_at": ts(10, 0, 0), "parent_session_id": nil, "input_tokens": 0.0, "output_tokens": 0.0,
-			"estimated_cost_usd": nil, "actual_cost_usd": nil, "_lineage_root_id": idRefactor})
+			"cache_read_tokens": 0.0, "api_call_count": 0.0, "estimated_cost_usd": nil, "actual_cost_usd": nil,
+			"_lineage_root_id": idRefactor})
 		want := []obj{
 			listRow(idCJK, ts(11, 0, 5), "今天讨论A2A通信协议的实现细节"),
 			tip,

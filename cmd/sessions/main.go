@@ -7,21 +7,26 @@
 //
 // Commands:
 //
-//	list      the session list: title, preview, last activity, counts
-//	show      one session (by id, unique id prefix or title) and its messages
-//	search    full-text search over messages, with snippets and context
-//	lineage   a session's ancestors and descendants as a tree
-//	export    sessions with their messages as JSON Lines
-//	import    read what export wrote (or the original's export_all output)
-//	prune     delete ended sessions older than a given age
-//	delete    delete sessions by id, unique id prefix or title
-//	rename    set or change a session's title
-//	vacuum    rebuild the file, returning free pages to the filesystem
-//	backup    a consistent copy of the live database
-//	stats     token and cost totals by model or source
-//	doctor    check the file: schema, integrity, search indexes, counters
-//	help      the commands, or one command's flags
-//	version   the command's, SQLite's and the schema's versions (also --version)
+//	list       the session list: title, preview, last activity, counts;
+//	           --all adds archived sessions and every child, flagged
+//	show       one session (by id, unique id prefix or title) and its
+//	           messages; --all adds the rewound and compacted ones, marked
+//	search     full-text search over messages, with snippets and context
+//	lineage    a session's ancestors and descendants as a tree
+//	export     sessions with their (live) messages as JSON Lines
+//	import     read what export wrote (or the original's export_all output)
+//	prune      delete ended sessions older than a given age
+//	delete     delete sessions by id, unique id prefix or title
+//	archive    archive sessions with their compression lineages (unarchive:
+//	           the reverse); nothing is deleted
+//	rename     set or change a session's title
+//	vacuum     rebuild the file, returning free pages to the filesystem
+//	backup     a consistent copy of the live database
+//	stats      token, call and cost totals per model (session_model_usage)
+//	           or per source
+//	doctor     check the file: schema, integrity, search indexes, counters
+//	help       the commands, or one command's flags
+//	version    the command's, SQLite's and the schema's versions (also --version)
 //
 // The database is PATH, else $HERMES_HOME/state.db when HERMES_HOME is set,
 // else ~/.hermes/state.db, exactly as for cmd/migrate. Only import creates a
@@ -41,7 +46,16 @@
 // Output is quiet: results only, times in the local zone. --json prints the
 // original SessionDB's key names and value types (one JSON document; export
 // always writes JSON Lines), so a script written against the Python original
-// reads it unchanged.
+// reads it unchanged: list rows as list_sessions_rich returns them, show as
+// get_session with get_messages_as_conversation (--raw: export_session),
+// search results as search_messages, export lines as export_all, at schema
+// v21 (TestJSONIsUpstreams holds them against upstream's answers).
+//
+// What the default views hide, as upstream's do, is shown on request and
+// flagged: list --all lists archived sessions, delegates (subagent runs),
+// compression continuations and other children with a FLAGS column; show
+// counts a session's rewound and compacted messages in its header and
+// --all shows them, each marked; search --all finds rewound messages.
 //
 // Exit status: 0 on success, 1 on failure (one line on standard error), 2 on
 // a usage error (and for prune or delete without a terminal or --yes);

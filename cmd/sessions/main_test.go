@@ -212,10 +212,16 @@ type outputCase struct {
 // command args... must print exactly want.
 func checkOutputs(t *testing.T, command string, cases []outputCase) {
 	t.Helper()
+	checkOutputsOn(t, fixturePath, command, cases)
+}
+
+// checkOutputsOn is checkOutputs on the database at path.
+func checkOutputsOn(t *testing.T, path, command string, cases []outputCase) {
+	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := sessions(t, append([]string{"-db", fixturePath, command}, tt.args...)...)
+			got := sessions(t, append([]string{"-db", path, command}, tt.args...)...)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("sessions %s %q (-want +got):\n%s", command, tt.args, diff)
 			}

@@ -19,7 +19,7 @@ import (
 // Hermes's confirmation.
 var pruneCommand = command{
 	name:    "prune",
-	args:    "--older-than AGE [--source S] [--dry-run] [--yes]",
+	args:    "--older-than AGE [--source S] [FILTERS] [--dry-run] [--yes]",
 	summary: "Delete ended sessions that started before AGE (90, 36h, 90d, 2w, 2025-06-01), with their messages, after showing them and asking",
 	setup: func(fs *flag.FlagSet) action {
 		var (
@@ -29,6 +29,7 @@ var pruneCommand = command{
 		)
 		fs.StringVar(&olderThan, "older-than", "", "prune sessions that started before `AGE`: days (90), hours, days or weeks (36h, 90d, 2w), or a date or time (2025-06-01, \"2025-06-01 14:30\")")
 		fs.StringVar(&opts.Source, "source", "", "only sessions of this `source`")
+		filters := pruneFilterFlags(fs, &opts)
 		fs.BoolVar(&opts.DryRun, "dry-run", false, "list what would be pruned; delete nothing")
 		yesFlags(fs, &yes)
 		return func(ctx context.Context, e *env, args []string) error {
@@ -43,6 +44,9 @@ var pruneCommand = command{
 				return err
 			}
 			opts.Before = cutoff
+			if err := filters.apply(); err != nil {
+				return err
+			}
 			if err := mayDelete(e, yes, opts.DryRun); err != nil {
 				return err
 			}
@@ -50,7 +54,7 @@ var pruneCommand = command{
 			if opts.Source != "" {
 				what += ", source " + opts.Source
 			}
-			what += ")"
+			what += filters.describe() + ")"
 			// A dry run only reads: the file is opened read-only.
 			return withStore(ctx, e, opts.DryRun, func(s *store.Store) error {
 				found, err := s.PruneCandidates(ctx, opts)

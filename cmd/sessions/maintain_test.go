@@ -83,11 +83,13 @@ func TestStats(t *testing.T) {
 		"20250301_090200_b2b2b2  400     $0.0010    claude-haiku     -",
 	}
 	tests := []outputCase{
+		// What each model was used for (session_model_usage): the
+		// compression root, which used gpt-5 for nothing, does not count.
 		{"ByModel", nil, text(append([]string{
-			"MODEL            SESSIONS  INPUT  OUTPUT  EST. COST",
-			"claude-sonnet-4  1         1,200  340     $0.0123",
-			"gpt-5            2         500    250     $0.0020",
-			"claude-haiku     1         300    100     $0.0010",
+			"MODEL            SESSIONS  CALLS  INPUT  OUTPUT  CACHE READ  CACHE WRITE  REASONING  EST. COST  ACTUAL COST",
+			"claude-sonnet-4  1         0      1,200  340     0           0            0          $0.0123    $0.0000",
+			"gpt-5            1         2      500    250     30          0            0          $0.0020    $0.0019",
+			"claude-haiku     1         0      300    100     0           0            0          $0.0010    $0.0000",
 			""}, top...)...)},
 		{"BySource", []string{"--by", "source", "--top", "1"}, text(
 			"SOURCE    SESSIONS  INPUT  OUTPUT  EST. COST",
@@ -105,18 +107,34 @@ func TestStats(t *testing.T) {
 	checkOutputs(t, "stats", tests)
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
+		usage := func(model string, calls, in, out, cacheRead, est, act float64) obj {
+			return obj{"model": model, "sessions": 1.0, "api_call_count": calls, "input_tokens": in, "output_tokens": out,
+				"cache_read_tokens": cacheRead, "cache_write_tokens": 0.0, "reasoning_tokens": 0.0,
+				"estimated_cost_usd": est, "actual_cost_usd": act}
+		}
+		top := []any{
+			obj{"id": idDeploy, "title": "Deploy notes", "model": "claude-sonnet-4", "total_tokens": 1540.0, "estimated_cost_usd": 0.0123},
+			obj{"id": idRefactor2, "title": "Refactor plan #2", "model": "gpt-5", "total_tokens": 750.0, "estimated_cost_usd": 0.002},
+		}
 		want := obj{"by": "model",
 			"totals": []any{
-				obj{"key": "claude-sonnet-4", "sessions": 1.0, "input_tokens": 1200.0, "output_tokens": 340.0, "estimated_cost_usd": 0.0123},
-				obj{"key": "gpt-5", "sessions": 2.0, "input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002},
-				obj{"key": "claude-haiku", "sessions": 1.0, "input_tokens": 300.0, "output_tokens": 100.0, "estimated_cost_usd": 0.001},
+				usage("claude-sonnet-4", 0, 1200, 340, 0, 0.0123, 0),
+				usage("gpt-5", 2, 500, 250, 30, 0.002, 0.0019),
+				usage("claude-haiku", 0, 300, 100, 0, 0.001, 0),
 			},
-			"top": []any{
-				obj{"id": idDeploy, "title": "Deploy notes", "model": "claude-sonnet-4", "total_tokens": 1540.0, "estimated_cost_usd": 0.0123},
-				obj{"id": idRefactor2, "title": "Refactor plan #2", "model": "gpt-5", "total_tokens": 750.0, "estimated_cost_usd": 0.002},
-			}}
+			"top": top}
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", fixturePath, "stats", "--top", "2")); diff != "" {
 			t.Errorf("sessions --json stats (-want +got):\n%s", diff)
+		}
+		want = obj{"by": "source",
+			"totals": []any{
+				obj{"key": "cli", "sessions": 4.0, "input_tokens": 1500.0, "output_tokens": 440.0, "estimated_cost_usd": 0.0133},
+				obj{"key": "telegram", "sessions": 2.0, "input_tokens": 500.0, "output_tokens": 250.0, "estimated_cost_usd": 0.002},
+				obj{"key": "discord", "sessions": 1.0, "input_tokens": 0.0, "output_tokens": 0.0, "estimated_cost_usd": 0.0},
+			},
+			"top": top}
+		if diff := cmp.Diff(want, sessionsJSON[obj](t, "-db", fixturePath, "stats", "--top", "2", "--by", "source")); diff != "" {
+			t.Errorf("sessions --json stats --by source (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -154,5 +172,54 @@ func TestParseAge(t *testing.T) {
 		if want := fmt.Sprintf(want, in); err == nil || err.Error() != want {
 			t.Errorf("parseAge(%q): %v; want the error %q", in, err, want)
 		}
+	}
+}
+
+// TestPruneFilters narrows a prune of upstream's v21 file with upstream's
+// filters: by default the archived chain's root is pruned with the other
+// ended session (upstream's prune_sessions does not spare archived
+// sessions); --no-archived spares it, --archived prunes only it; title,
+// model, end reason, working directory and message counts narrow it
+// further, and the summary line names each filter.
+func TestPruneFilters(t *testing.T) {
+	t.Parallel()
+	path := copyTo(t, "upstream/state-v21.db")
+	const cutoff = "2030-01-01"
+	checkOutputsOn(t, path, "prune", []outputCase{
+		{"Default", []string{"--older-than", cutoff, "--dry-run"}, text(
+			"would prune 2 sessions (ended, started before 2030-01-01 00:00):",
+			"  fx21-arch-root  Archived chain  cli  2026-12-03 07:46",
+			"  fx21-parent     -               cli  2026-12-03 07:46")},
+		{"NotArchived", []string{"--older-than", cutoff, "--dry-run", "--no-archived"}, text(
+			"would prune 1 session (ended, started before 2030-01-01 00:00, not archived):",
+			"  fx21-parent  -  cli  2026-12-03 07:46")},
+		{"EndReason", []string{"--older-than", cutoff, "--dry-run", "--end-reason", "branched", "--model", "ALPHA"}, text(
+			`would prune 1 session (ended, started before 2030-01-01 00:00, model ~ "ALPHA", ended by branched):`,
+			"  fx21-parent  -  cli  2026-12-03 07:46")},
+		{"Title", []string{"--older-than", cutoff, "--dry-run", "--title", "CHAIN", "--min-messages", "1", "--max-messages", "1"}, text(
+			`would prune 1 session (ended, started before 2030-01-01 00:00, title ~ "CHAIN", 1 or more messages, 1 or fewer messages):`,
+			"  fx21-arch-root  Archived chain  cli  2026-12-03 07:46")},
+		{"NoneLeft", []string{"--older-than", cutoff, "--dry-run", "--cwd", "/projects", "--min-messages=2"}, text(
+			"would prune 0 sessions (ended, started before 2030-01-01 00:00, in /projects, 2 or more messages)")},
+	})
+	failure(t, 2, []string{"sessions: prune: --archived and --no-archived exclude each other",
+		"usage: sessions prune [-db PATH] [--json] --older-than AGE [--source S] [FILTERS] [--dry-run] [--yes] (-h for help)"},
+		"-db", path, "prune", "--older-than", cutoff, "--archived", "--no-archived", "--dry-run")
+	failure(t, 2, []string{`sessions: prune: invalid value "many" for flag -max-messages: parse error`,
+		"usage: sessions prune [-db PATH] [--json] --older-than AGE [--source S] [FILTERS] [--dry-run] [--yes] (-h for help)"},
+		"-db", path, "prune", "--older-than", cutoff, "--max-messages", "many")
+
+	// On a copy of its own: the cases above run once this function returns.
+	path = copyTo(t, "upstream/state-v21.db")
+	if got, want := sessions(t, "-db", path, "--json", "prune", "--older-than", cutoff, "--archived", "--yes"),
+		`{"pruned":1,"dry_run":false,"ids":["fx21-arch-root"]}`+"\n"; got != want {
+		t.Errorf("prune --archived: %q, want %q", got, want)
+	}
+	// Its continuation is left, a root now, still archived.
+	if diff := cmp.Diff(text(
+		"ID             TITLE  PREVIEW                      LAST ACTIVE       MSGS  SOURCE  MODEL    FLAGS",
+		"fx21-arch-tip  -      continued after compression  2026-12-03 07:46  1     cli     alpha-1  archived",
+	), sessions(t, "-db", path, "list", "--all", "--archived")); diff != "" {
+		t.Errorf("list --all --archived after the prune (-want +got):\n%s", diff)
 	}
 }

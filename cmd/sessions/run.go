@@ -16,7 +16,7 @@ import (
 
 // usageSummary is the line printed after a usage error that names no
 // command.
-const usageSummary = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|delete|rename|vacuum|backup|stats|doctor|help|version [ARGS] (-h for help)"
+const usageSummary = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|delete|archive|unarchive|rename|vacuum|backup|stats|doctor|help|version [ARGS] (-h for help)"
 
 // env is what a command runs with: where to read and write, and the
 // options every command shares.
@@ -78,6 +78,8 @@ var commands = []command{
 	importCommand,
 	pruneCommand,
 	deleteCommand,
+	archiveCommand,
+	unarchiveCommand,
 	renameCommand,
 	vacuumCommand,
 	backupCommand,
@@ -201,7 +203,7 @@ Reads, searches, exports, prunes and checks the Hermes state database.
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s  %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s  %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, "\nRun sessions COMMAND -h for a command's flags. Flags for every command:\n")
 	fs.PrintDefaults()

@@ -37,16 +37,18 @@ func TestNewerSchemaFile(t *testing.T) {
 		args []string
 		want string
 	}{
+		// upstream's default listing: the archived chain (fx21-arch-root
+		// and its tip) and the delegate fx21-sub are left out, the /branch
+		// child is listed, flagged.
 		{[]string{"list"}, text(
-			"ID                 TITLE  PREVIEW                      LAST ACTIVE       MSGS  SOURCE    MODEL",
-			"fx21-branch        -      -                            2026-12-03 07:46  1     cli       alpha-1",
-			"fx21-parent        -      delegate two things          2026-12-03 07:46  1     cli       alpha-1",
-			"fx21-gw            -      someone else talking         2026-12-03 07:46  3     telegram  -",
-			"fx21-locked        -      -                            2026-12-03 07:46  0     cli       -",
-			"fx21-arch-tip      -      continued after compression  2026-12-03 07:46  1     cli       alpha-1",
-			"fx21-compact       -      compact me 0                 2026-12-03 07:46  2     cli       alpha-1",
-			"fx21-rewind        -      first question               2026-12-03 07:46  4     cli       alpha-1",
-			"fx21-model-switch  -      Summarise the release notes  2026-12-03 07:46  4     cli       beta-2")},
+			"ID                 TITLE  PREVIEW                      LAST ACTIVE       MSGS  SOURCE    MODEL    FLAGS",
+			"fx21-branch        -      -                            2026-12-03 07:46  1     cli       alpha-1  branch",
+			"fx21-parent        -      delegate two things          2026-12-03 07:46  1     cli       alpha-1  -",
+			"fx21-gw            -      someone else talking         2026-12-03 07:46  3     telegram  -        -",
+			"fx21-locked        -      -                            2026-12-03 07:46  0     cli       -        -",
+			"fx21-compact       -      compact me 0                 2026-12-03 07:46  2     cli       alpha-1  -",
+			"fx21-rewind        -      first question               2026-12-03 07:46  4     cli       alpha-1  -",
+			"fx21-model-switch  -      Summarise the release notes  2026-12-03 07:46  4     cli       beta-2   -")},
 		{[]string{"lineage", "fx21-sub"}, text(
 			"fx21-parent  -  2026-12-03 07:46",
 			"└── fx21-sub  -  2026-12-03 07:46  ◀")},
@@ -56,10 +58,11 @@ func TestNewerSchemaFile(t *testing.T) {
 			"  | assistant: Here is the summary.",
 			"  | user: Now in French",
 			"  | assistant: Voici le resume.")},
+		// Per-model usage: the /model switch counts under both models.
 		{[]string{"stats"}, text(
-			"MODEL    SESSIONS  INPUT  OUTPUT  EST. COST",
-			"beta-2   1         330    135     $0.0042",
-			"alpha-1  7         0      0       $0.0000",
+			"MODEL    SESSIONS  CALLS  INPUT  OUTPUT  CACHE READ  CACHE WRITE  REASONING  EST. COST  ACTUAL COST",
+			"beta-2   1         2      210    95      50          0            7          $0.0030    $0.0025",
+			"alpha-1  1         1      120    40      0           0            0          $0.0012    $0.0000",
 			"",
 			"ID                 TOKENS  EST. COST  MODEL   TITLE",
 			"fx21-model-switch  465     $0.0042    beta-2  -")},
@@ -88,6 +91,7 @@ func TestNewerSchemaFile(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"import", input}, {"prune", "--older-than", "1h", "--yes"}, {"delete", "--yes", "fx21-gw"},
+		{"archive", "fx21-gw"}, {"unarchive", "fx21-arch-tip"},
 		{"rename", "fx21-gw", "new title"}, {"vacuum"}, {"doctor", "--fix-fts"},
 	} {
 		failure(t, 1, []string{refused}, append([]string{"-db", path}, args...)...)
@@ -147,7 +151,7 @@ func TestDatabaseArgument(t *testing.T) {
 	cwd := dbtest.DirNames(t, wd)
 	failure(t, 2, []string{
 		"sessions: list: -db postgres://host/db: is a URL, not a file path: this build stores the state database in a SQLite file and has no backend for URLs",
-		"usage: sessions list [-db PATH] [--json] [--source S] [--exclude-source S]... [--limit N] [--offset N] [--all] (-h for help)",
+		"usage: sessions list [-db PATH] [--json] [--source S] [--exclude-source S]... [--limit N] [--offset N] [--all] [--archived] (-h for help)",
 	}, "-db", "postgres://host/db", "list")
 	if diff := cmp.Diff([]string{}, dbtest.DirNames(t, root)); diff != "" {
 		t.Errorf("created (-want +got):\n%s", diff)

@@ -14,24 +14,36 @@ import (
 // searchCommand is "sessions search": the original's search_messages.
 var searchCommand = command{
 	name:    "search",
-	args:    "[--source S]... [--exclude-source S]... [--role R]... [--limit N] [--offset N] QUERY",
+	args:    "[--source S]... [--exclude-source S]... [--role R]... [--sort newest|oldest] [--all] [--limit N] [--offset N] QUERY",
 	summary: "Search messages (words, \"phrases\", prefix*, AND/OR/NOT; CJK too) with snippets and context",
 	setup: func(fs *flag.FlagSet) action {
 		var (
 			opts                    store.SearchOptions
 			sources, exclude, roles stringList
+			sort                    string
 		)
 		fs.Var(&sources, "source", "only sessions of this `source` (repeatable)")
 		fs.Var(&exclude, "exclude-source", "leave out sessions of this `source` (repeatable)")
 		fs.Var(&roles, "role", "only messages of this `role`: user, assistant, tool, ... (repeatable)")
 		fs.IntVar(&opts.Limit, "limit", 20, "at most `N` results")
 		fs.IntVar(&opts.Offset, "offset", 0, "skip the first `N` results")
+		fs.StringVar(&sort, "sort", "", "order the results by time, `newest` or oldest first, instead of best match first")
+		fs.BoolVar(&opts.IncludeInactive, "all", false, "find rewound messages too (compacted ones are always found)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				return cli.Usagef("needs a query")
 			}
 			if err := checkPage(opts.Limit, opts.Offset); err != nil {
 				return err
+			}
+			switch sort {
+			case "":
+			case "newest":
+				opts.Order = store.SearchNewest
+			case "oldest":
+				opts.Order = store.SearchOldest
+			default:
+				return cli.Usagef("--sort must be newest or oldest, got %q", sort)
 			}
 			opts.Sources, opts.ExcludeSources, opts.Roles = sources, exclude, roles
 			query := strings.Join(args, " ")

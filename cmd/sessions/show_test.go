@@ -45,9 +45,10 @@ func TestShow(t *testing.T) {
 		"Source    telegram",
 		"Model     gpt-5",
 		"Parent    20250301_100000_e5e5e5",
+		"Flags     continuation",
 		"Started   2025-03-01 10:30:00",
 		"Messages  2 messages, 0 tool calls",
-		"Tokens    500 in, 250 out",
+		"Tokens    500 in, 250 out, 30 cache read",
 		"Cost      $0.0020 estimated, $0.0019 actual",
 		"",
 		"user",
@@ -83,6 +84,7 @@ func TestShow(t *testing.T) {
 			"Source    cli",
 			"Model     -",
 			"Parent    20250301_090000_a1a1a1",
+			"Flags     child",
 			"Started   2025-03-01 09:03:00",
 			"Messages  0 messages, 0 tool calls",
 			"Tokens    0 in, 0 out")},
@@ -92,12 +94,15 @@ func TestShow(t *testing.T) {
 	t.Run("JSON", func(t *testing.T) {
 		t.Parallel()
 		// The conversation as get_messages_as_conversation returns it:
-		// only the keys a replay needs.
+		// only the keys a replay needs (at v21 the message's time, and an
+		// assistant's finish_reason, among them).
 		want := with(wantSessions[idDeploy], obj{"messages": []any{
-			obj{"role": "user", "content": "How do I deploy with Docker?"},
-			obj{"role": "assistant", "content": "Let me check the containers.", "tool_calls": decodeJSON(deployToolCalls)},
-			obj{"role": "tool", "content": "CONTAINER ID   IMAGE\nabc123         web:latest", "tool_call_id": "call_1", "tool_name": "terminal"},
-			obj{"role": "assistant", "content": "Use docker compose up."},
+			obj{"role": "user", "content": "How do I deploy with Docker?", "timestamp": ts(9, 0, 10)},
+			obj{"role": "assistant", "content": "Let me check the containers.", "timestamp": ts(9, 0, 20),
+				"tool_calls": decodeJSON(deployToolCalls), "finish_reason": "tool_calls"},
+			obj{"role": "tool", "content": "CONTAINER ID   IMAGE\nabc123         web:latest", "timestamp": ts(9, 0, 25),
+				"tool_call_id": "call_1", "tool_name": "terminal"},
+			obj{"role": "assistant", "content": "Use docker compose up.", "timestamp": ts(9, 0, 30), "finish_reason": "stop"},
 		}})
 		if diff := cmp.Diff(want, sessionsJSON[obj](t, "show", "Deploy notes", "-db", fixturePath)); diff != "" {
 			t.Errorf("sessions --json show (-want +got):\n%s", diff)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/hermesstate/hermesstate/internal/cli"
@@ -14,9 +15,9 @@ import (
 var statsCommand = command{
 	name:    "stats",
 	args:    "[--by model|source] [--top N]",
-	summary: "Token and estimated-cost totals by model or source, and the sessions with the most tokens (those with none left out)",
+	summary: "Token, call and cost totals by model (per-model usage) or by source, and the sessions with the most tokens (those with none left out)",
 	setup: func(fs *flag.FlagSet) action {
-		by := fs.String("by", "model", "group the totals by `model` or source")
+		by := fs.String("by", "model", "group the totals by `model` (what each model was used for, a session that switched models counting under each) or source")
 		top := fs.Int("top", 10, "list the `N` sessions with the most tokens (0: none)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := wantArgs(args, 0, ""); err != nil {
@@ -32,7 +33,7 @@ var statsCommand = command{
 				res := statsJSON{By: *by}
 				var err error
 				if *by == "model" {
-					res.Totals, err = s.TokenStatsByModel(ctx)
+					res.Totals, err = s.UsageByModel(ctx, store.UsageOptions{})
 				} else {
 					res.Totals, err = s.TokenStatsBySource(ctx)
 				}
@@ -56,27 +57,43 @@ var statsCommand = command{
 
 // statsJSON is stats's --json output.
 type statsJSON struct {
-	// By is "model" or "source": what each total's key is.
-	By     string             `json:"by"`
-	Totals []store.TokenStats `json:"totals"`
+	// By is "model" or "source": what the totals are of.
+	By string `json:"by"`
+	// Totals is []store.ModelUsageTotal by model (keys model, sessions,
+	// api_call_count, the five token counts, estimated_cost_usd,
+	// actual_cost_usd), []store.TokenStats by source (keys key, sessions,
+	// input_tokens, output_tokens, estimated_cost_usd).
+	Totals any                `json:"totals"`
 	Top    []store.TopSession `json:"top"`
 }
 
 // printStats prints the totals and the top sessions as two tables; a table
 // without rows is left out.
 func printStats(e *env, res statsJSON) error {
-	if len(res.Totals) > 0 {
-		var t table
-		t.row(map[string]string{"model": "MODEL", "source": "SOURCE"}[res.By], "SESSIONS", "INPUT", "OUTPUT", "EST. COST")
-		for _, s := range res.Totals {
-			t.row(cell(s.Key), formatInt(s.Sessions), formatInt(s.InputTokens), formatInt(s.OutputTokens), fmt.Sprintf("$%.4f", s.CostUSD))
+	var t table
+	switch totals := res.Totals.(type) {
+	case []store.ModelUsageTotal:
+		if len(totals) > 0 {
+			t.row("MODEL", "SESSIONS", "CALLS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "EST. COST", "ACTUAL COST")
 		}
-		if err := t.write(e.stdout); err != nil {
-			return err
+		for _, u := range totals {
+			t.row(cell(u.Model), formatInt(u.Sessions), formatInt(u.APICallCount), formatInt(u.InputTokens), formatInt(u.OutputTokens),
+				formatInt(u.CacheReadTokens), formatInt(u.CacheWriteTokens), formatInt(u.ReasoningTokens),
+				dollars(u.EstimatedCostUSD), dollars(u.ActualCostUSD))
+		}
+	case []store.TokenStats:
+		if len(totals) > 0 {
+			t.row("SOURCE", "SESSIONS", "INPUT", "OUTPUT", "EST. COST")
+		}
+		for _, s := range totals {
+			t.row(cell(s.Key), formatInt(s.Sessions), formatInt(s.InputTokens), formatInt(s.OutputTokens), dollars(s.CostUSD))
 		}
 	}
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
 	if len(res.Top) > 0 {
-		if len(res.Totals) > 0 {
+		if len(t.rows) > 0 {
 			fmt.Fprintln(e.stdout)
 		}
 		var t table
@@ -84,11 +101,21 @@ func printStats(e *env, res statsJSON) error {
 		for _, s := range res.Top {
 			cost := "-"
 			if s.CostUSD != nil {
-				cost = fmt.Sprintf("$%.4f", *s.CostUSD)
+				cost = dollars(*s.CostUSD)
 			}
 			t.row(s.ID, formatInt(s.Tokens), cost, cell(deref(s.Model)), cell(deref(s.Title)))
 		}
 		return t.write(e.stdout)
 	}
 	return nil
+}
+
+// dollars formats an amount in US dollars to four decimals ($0.0123); an
+// amount of a billion or more, which only a damaged value reaches, in four
+// significant digits ($1.798e+308).
+func dollars(v float64) string {
+	if math.Abs(v) >= 1e9 {
+		return fmt.Sprintf("$%.4g", v)
+	}
+	return fmt.Sprintf("$%.4f", v)
 }

@@ -82,9 +82,13 @@ func TestProgressBars(t *testing.T) {
 
 func TestEmptyResults(t *testing.T) {
 	t.Parallel()
-	// A new file as the original creates it (v11, no sessions), and the
-	// fixture searched for what it does not hold.
+	// A new file as the original creates it (v11, no sessions), brought up
+	// to v21 as migrate up does, and the fixture searched for what it does
+	// not hold.
 	empty := dbtest.CopyFixture(t, "state-v11-fresh.db")
+	if err := openTestStore(t, empty, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
 	before := dbtest.FileHash(t, empty)
 	for _, tt := range []struct {
 		args []string

@@ -17,7 +17,7 @@ import (
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "state.db")
-	const top = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|delete|rename|vacuum|backup|stats|doctor|help|version [ARGS] (-h for help)"
+	const top = "usage: sessions [-db PATH] [--json] list|show|search|lineage|export|import|prune|delete|archive|unarchive|rename|vacuum|backup|stats|doctor|help|version [ARGS] (-h for help)"
 	usage := func(cmd string) string {
 		c, _ := lookup(cmd)
 		return c.usage()
@@ -31,7 +31,7 @@ func TestUsageErrors(t *testing.T) {
 		{"UnknownCommand", []string{"frob"}, []string{`sessions: unknown command "frob"`, top}},
 		{"UnknownGlobalFlag", []string{"--force", "list"}, []string{"sessions: flag provided but not defined: -force", top}},
 		{"UnknownFlag", []string{"list", "--force"}, []string{"sessions: list: flag provided but not defined: -force", usage("list")}},
-		{"FlagOfAnotherCommand", []string{"show", "--all", "x"}, []string{"sessions: show: flag provided but not defined: -all", usage("show")}},
+		{"FlagOfAnotherCommand", []string{"show", "--source", "cli", "x"}, []string{"sessions: show: flag provided but not defined: -source", usage("show")}},
 		{"BadNumber", []string{"list", "--limit", "ten"}, []string{`sessions: list: invalid value "ten" for flag -limit: parse error`, usage("list")}},
 		{"ZeroLimit", []string{"search", "--limit", "0", "x"}, []string{"sessions: search: --limit must be at least 1, got 0", usage("search")}},
 		{"NegativeOffset", []string{"list", "--offset=-1"}, []string{"sessions: list: --offset must not be negative, got -1", usage("list")}},
@@ -51,6 +51,9 @@ func TestUsageErrors(t *testing.T) {
 		{"PruneNoTerminal", []string{"prune", "--older-than", "90"}, []string{"sessions: prune: " + refusedWithoutTerminal, usage("prune")}},
 		{"DeleteNoTerminal", []string{"delete", "x"}, []string{"sessions: delete: " + refusedWithoutTerminal, usage("delete")}},
 		{"DeleteNothing", []string{"delete", "-y"}, []string{"sessions: delete: needs at least one session id, id prefix or title", usage("delete")}},
+		{"ArchiveNothing", []string{"archive"}, []string{"sessions: archive: needs at least one session id, id prefix or title", usage("archive")}},
+		{"UnarchiveNothing", []string{"unarchive"}, []string{"sessions: unarchive: needs at least one session id, id prefix or title", usage("unarchive")}},
+		{"SearchSort", []string{"search", "--sort", "best", "x"}, []string{`sessions: search: --sort must be newest or oldest, got "best"`, usage("search")}},
 		{"RenameNoTitle", []string{"rename", "x"}, []string{"sessions: rename: needs a session id, id prefix or title, and the new title", usage("rename")}},
 		{"ForceWithoutFile", []string{"export", "--force"}, []string{"sessions: export: --force needs -o FILE", usage("export")}},
 		{"HelpTwo", []string{"help", "list", "show"}, []string{`sessions: help: takes at most one command, got "list show"`, usage("help")}},
@@ -132,7 +135,7 @@ func TestDatabasePath(t *testing.T) {
 
 	empty := filepath.Join(tmp, "nowhere")
 	for _, args := range [][]string{{"list"}, {"show", "x"}, {"search", "x"}, {"lineage", "x"}, {"export"}, {"stats"},
-		{"doctor"}, {"prune", "--older-than", "1d", "--yes"}, {"delete", "--yes", "x"}, {"rename", "x", "y"}, {"vacuum"},
+		{"doctor"}, {"prune", "--older-than", "1d", "--yes"}, {"delete", "--yes", "x"}, {"archive", "x"}, {"unarchive", "x"}, {"rename", "x", "y"}, {"vacuum"},
 		{"backup", filepath.Join(tmp, "b.db")}} {
 		r := runSessions(t, []string{"HERMES_HOME=" + empty}, args...)
 		if diff := cmp.Diff(result{code: 1, stderr: "sessions: no database at " + filepath.Join(empty, "state.db") + "\n"}, r,
@@ -151,7 +154,8 @@ func TestReadingLeavesFileAlone(t *testing.T) {
 	t.Parallel()
 	path := fixtureCopy(t)
 	before := dbtest.FileHash(t, path)
-	for _, args := range [][]string{{"list", "--all"}, {"show", idDeploy}, {"show", "--raw", idDeploy}, {"search", "docker"},
+	for _, args := range [][]string{{"list", "--all"}, {"list", "--archived"}, {"show", idDeploy}, {"show", "--raw", idDeploy},
+		{"show", "--all", idDeploy}, {"show", "--raw", "--all", idDeploy}, {"search", "docker"}, {"search", "--all", "docker"},
 		{"lineage", idSubA}, {"export"}, {"stats"}, {"doctor"}, {"prune", "--older-than", "1d", "--dry-run"},
 		{"backup", filepath.Join(t.TempDir(), "b.db")}} {
 		sessions(t, append([]string{"-db", path}, args...)...)
