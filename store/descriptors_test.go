@@ -58,6 +58,8 @@ var descriptorAllowed = []allowedUse{
 		"as lock_unix.go's openNoFollow, on systems where no temporary file is ever found stale (links reports 0), so it is never reached"},
 	{"internal/dbtest/tmpfs.go", "Fill", "os.OpenFile",
 		"test helper: creates a new filler file (O_EXCL) beside a database, never the database or its -wal/-shm"},
+	{"migrations/gateway_backfill.go", "backfillGatewayMetadata", "os.ReadFile",
+		"the v18 step's HERMES_HOME/sessions/sessions.json; isDatabaseFile has refused the database and its -wal/-shm (by file identity) before it gets here"},
 	{"cmd/sessions/import.go", "openInput", "os.Open",
 		"import's input file; notTheDatabase has refused the database and its -wal/-shm (by file identity) before it gets here"},
 }
