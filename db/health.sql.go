@@ -129,24 +129,47 @@ func (q *Queries) HealthBadSessionValues(ctx context.Context, db DBTX) ([]Health
 }
 
 const healthCounterMismatches = `-- name: HealthCounterMismatches :many
-SELECT s.id,
-    CAST(COALESCE(s.message_count, 0) AS INTEGER) AS stored_messages,
-    CAST(COALESCE(m.n, 0) AS INTEGER) AS actual_messages,
-    CAST(COALESCE(s.tool_call_count, 0) AS INTEGER) AS stored_calls,
-    CAST(COALESCE(m.calls, 0) AS INTEGER) AS actual_calls
-FROM sessions s
-LEFT JOIN (
-    SELECT session_id, COUNT(*) AS n,
+WITH last_compacted AS (
+    SELECT session_id, MAX(id) AS id FROM messages WHERE compacted = 1 GROUP BY session_id
+),
+countable AS (
+    SELECT m.session_id,
+        ROW_NUMBER() OVER (PARTITION BY m.session_id ORDER BY m.id DESC ROWS UNBOUNDED PRECEDING) AS k,
         SUM(CASE
-            WHEN tool_calls IS NULL THEN 0
-            WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array' THEN json_array_length(tool_calls)
+            WHEN m.tool_calls IS NULL THEN 0
+            WHEN json_valid(m.tool_calls) AND json_type(m.tool_calls) = 'array' THEN json_array_length(m.tool_calls)
             ELSE 1
-        END) AS calls
-    FROM messages GROUP BY session_id
-) m ON m.session_id = s.id
-WHERE CAST(COALESCE(s.message_count, 0) AS INTEGER) <> COALESCE(m.n, 0)
-   OR CAST(COALESCE(s.tool_call_count, 0) AS INTEGER) <> COALESCE(m.calls, 0)
-ORDER BY s.id
+        END) OVER (PARTITION BY m.session_id ORDER BY m.id DESC ROWS UNBOUNDED PRECEDING) AS calls
+    FROM messages m
+    LEFT JOIN last_compacted c ON c.session_id = m.session_id
+    WHERE m.compacted = 0 AND (c.id IS NULL OR m.id > c.id)
+),
+sized AS (
+    SELECT session_id, MAX(k) AS n FROM countable GROUP BY session_id
+),
+judged AS (
+    SELECT s.id,
+        CAST(s.message_count AS INTEGER) AS stored_count,
+        CAST(COALESCE(s.tool_call_count, 0) AS INTEGER) AS stored_calls,
+        COALESCE(z.n, 0) AS n,
+        CASE
+            WHEN s.message_count IS NULL OR CAST(s.message_count AS INTEGER) < 0
+                OR CAST(s.message_count AS INTEGER) > COALESCE(z.n, 0) THEN COALESCE(z.n, 0)
+            ELSE CAST(s.message_count AS INTEGER)
+        END AS k
+    FROM sessions s
+    LEFT JOIN sized z ON z.session_id = s.id
+)
+SELECT j.id,
+    CAST(COALESCE(j.stored_count, 0) AS INTEGER) AS stored_messages,
+    CAST(j.k AS INTEGER) AS actual_messages,
+    CAST(j.stored_calls AS INTEGER) AS stored_calls,
+    CAST(COALESCE(c.calls, 0) AS INTEGER) AS actual_calls
+FROM judged j
+LEFT JOIN countable c ON c.session_id = j.id AND c.k = j.k
+WHERE (j.stored_count IS NULL AND j.n > 0) OR j.stored_count < 0 OR j.stored_count > j.n
+   OR j.stored_calls <> COALESCE(c.calls, 0)
+ORDER BY j.id
 `
 
 type HealthCounterMismatchesRow struct {
@@ -157,12 +180,27 @@ type HealthCounterMismatchesRow struct {
 	ActualCalls    int64
 }
 
-// HealthCounterMismatches lists the sessions whose stored counters disagree
-// with their message rows, each counter CAST as the store reads it (a
-// counter of the wrong storage class is HealthBadSessionValues' finding,
-// not a mismatch). The tool-call count follows append_message: 0
-// for NULL tool_calls, the length of a JSON array, else 1 (an object counts
-// as one call).
+// HealthCounterMismatches lists the sessions whose stored counters no
+// sequence of upstream's (or this store's) writes could have left beside
+// their message rows. Schema v21 keeps no exact relation between
+// message_count and the rows: append counts one row; ReplaceMessages,
+// ReplaceActiveMessages and ArchiveAndCompact (upstream's replace_messages
+// and archive_and_compact) set the counters to the rows they insert while
+// rewound and compaction-archived rows stay; rewind and restore_rewound
+// change no counter (upstream-v21.md trap 7). What does hold: the counted
+// rows are the session's newest rows written since the last replace or
+// compaction, which compacted none of them (compaction archives only older
+// rows). So message_count must be some k from 0 to n, n being the rows
+// with compacted = 0 newer than the session's newest compacted row, and
+// tool_call_count the calls of the k newest of those. (A NULL
+// message_count counts nothing any more, NULL + 1 being NULL: it must be n,
+// as it is for a file whose every row was counted.) actual_messages is n
+// when the stored count is NULL, negative or above n, else the stored
+// count; actual_calls is the calls of that many newest rows. Each counter
+// is CAST as the store reads it (a counter of the wrong storage class is
+// HealthBadSessionValues' finding, not a mismatch). A row's tool calls
+// follow append_message: 0 for NULL tool_calls, the length of a JSON
+// array, else 1 (an object counts as one call).
 func (q *Queries) HealthCounterMismatches(ctx context.Context, db DBTX) ([]HealthCounterMismatchesRow, error) {
 	rows, err := db.QueryContext(ctx, healthCounterMismatches)
 	if err != nil {

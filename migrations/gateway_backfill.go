@@ -45,6 +45,13 @@ func backfillGatewayMetadata(ctx context.Context, conn dbConn, path string, log 
 			slog.String("file", path), slog.String("reason", why), slog.Any("error", err))
 		return 0, nil
 	}
+	same, err := isDatabaseFile(ctx, conn, path)
+	if err != nil {
+		return 0, err
+	}
+	if same != "" {
+		return skip("the file is the database's "+same, nil)
+	}
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -130,4 +137,43 @@ func gatewayBackfillArgs(key string, entry *pyObject) ([]any, error) {
 		args = append(args, a)
 	}
 	return append(args, expiry, id), nil
+}
+
+// mainFileSQL names the file of the database conn is on ("" in memory).
+const mainFileSQL = "SELECT file FROM pragma_database_list WHERE name = 'main'"
+
+// isDatabaseFile reports whether path is (by file identity: a link
+// counts) the database conn is on or its -wal or -shm file: which of them,
+// or "". Reading such a file would close a descriptor of ours on it, and
+// closing any descriptor on a database file drops every POSIX lock the
+// process holds on it, the migration's write lock included. A path that
+// cannot be examined is not the database: os.ReadFile then fails as usual.
+func isDatabaseFile(ctx context.Context, conn dbConn, path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", nil
+	}
+	rows, err := conn.QueryContext(ctx, mainFileSQL)
+	if err != nil {
+		return "", fmt.Errorf("v18: name the database file: %w", sqlite.Classify(err))
+	}
+	defer rows.Close()
+	var file string
+	for rows.Next() {
+		if err := rows.Scan(&file); err != nil {
+			return "", err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", sqlite.Classify(err)
+	}
+	if file == "" {
+		return "", nil
+	}
+	for _, f := range []struct{ what, path string }{{"file", file}, {"-wal file", file + "-wal"}, {"-shm file", file + "-shm"}} {
+		if di, err := os.Stat(f.path); err == nil && os.SameFile(fi, di) {
+			return f.what, nil
+		}
+	}
+	return "", nil
 }

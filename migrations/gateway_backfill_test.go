@@ -1,7 +1,9 @@
 package migrations
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +231,36 @@ func TestGatewayBackfillWithoutAFile(t *testing.T) {
 				t.Errorf("%d sessions got gateway metadata, want 0", got)
 			}
 		})
+	}
+}
+
+// TestGatewayBackfillSkipsTheDatabase: a sessions/sessions.json that is
+// the database itself (a hard link) is not read: reading it would close a
+// descriptor on the database, which drops the migration's locks. The step
+// says why it copied nothing.
+func TestGatewayBackfillSkipsTheDatabase(t *testing.T) {
+	t.Parallel()
+	path := goStepFile(t)
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path, filepath.Join(home, "sessions", "sessions.json")); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	db := openWriter(t, path)
+	res, err := newMigrator(t, db, &Options{HermesHome: home, Logger: slog.New(slog.NewTextHandler(&log, nil))}).Up(context.Background())
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	for _, c := range res.Changes {
+		if strings.HasPrefix(c, "v18:") {
+			t.Errorf("Up changed %q", c)
+		}
+	}
+	if want := `msg="v18 gateway metadata backfill skipped" file=` + filepath.Join(home, "sessions", "sessions.json") +
+		` reason="the file is the database's file"`; !strings.Contains(log.String(), want) {
+		t.Errorf("log:\n%s\nwant a line with %s", log.String(), want)
 	}
 }

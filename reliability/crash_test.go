@@ -26,7 +26,7 @@ import (
 // hold exactly the acknowledged steps, plus at most the step in flight,
 // whole (a replaced transcript is the old or the new one, never a mix; a
 // prune took all of its sessions or none), and pass every check: integrity,
-// foreign keys, both FTS indexes, counters, and a v11 schema.
+// foreign keys, both FTS indexes, counters, and a v21 schema.
 func TestKilledWriterLosesNothing(t *testing.T) {
 	t.Parallel()
 	for _, name := range slices.Sorted(maps.Keys(crashScenarios)) {
@@ -185,7 +185,7 @@ func reopenAfterCrash(t *testing.T, path string) (map[string]fileSession, map[st
 
 // openCurrent opens path with store.Open, as the next agent does after a
 // crash (recovering the WAL, finishing a migration), and fails the test
-// unless the store reports schema version 11. The caller closes the store.
+// unless the store reports schema version 21. The caller closes the store.
 func openCurrent(t *testing.T, path string) *store.Store {
 	t.Helper()
 	ctx := context.Background()
@@ -193,9 +193,9 @@ func openCurrent(t *testing.T, path string) *store.Store {
 	if err != nil {
 		t.Fatalf("store.Open after the kill: %v", err)
 	}
-	if v, err := s.SchemaVersion(ctx); err != nil || v != 11 {
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 21 {
 		s.Close()
-		t.Fatalf("SchemaVersion after store.Open = %d, %v; want 11", v, err)
+		t.Fatalf("SchemaVersion after store.Open = %d, %v; want 21", v, err)
 	}
 	return s
 }

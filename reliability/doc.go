@@ -18,7 +18,7 @@
 //     moment; reopened, the file holds exactly the acknowledged writes (plus,
 //     at most, the one in flight, whole), and passes every check.
 //   - TestKilledMigrationIsAllOrNothing: a child migrating a 50,000-message
-//     v6 file to v11 is killed; the file is left at v6 or v11 with exactly
+//     v6 file to v21 is killed; the file is left at v6 or v21 with exactly
 //     that version's schema, and the next Open finishes the job.
 //   - TestWALShrinksAfterLongReader: a reader in another process holds a
 //     read transaction while thousands of messages are appended; once it

@@ -16,13 +16,14 @@ import (
 )
 
 // TestKilledMigrationIsAllOrNothing kills a child with SIGKILL while
-// store.Open migrates a v6 file holding 50,000 messages to v11 (the
-// original's way: three columns added, both FTS indexes rebuilt, in one
-// write transaction). Whatever the moment, the
-// file the kill leaves is at v6 or v11 with exactly that version's schema
+// store.Open migrates a v6 file holding 50,000 messages to v21 (v11's
+// columns added and both FTS indexes rebuilt, then the v12–v21 columns,
+// tables and indexes and the v16 and v20 data steps, all in one write
+// transaction, where upstream commits step by step). Whatever the moment, the
+// file the kill leaves is at v6 or v21 with exactly that version's schema
 // (compared with a file migrated to exactly that version), intact
 // (integrity check, FTS integrity check, every row as written), and the
-// next store.Open brings it to a complete v11. A first run, not killed,
+// next store.Open brings it to a complete v21. A first run, not killed,
 // measures how long the migration takes; the kills fall at random moments
 // within 1.2 times that (or within 1.2 times the last migration a kill came
 // too late for).
@@ -41,11 +42,11 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 		t.Fatal("the migrate helper did not say ready")
 	}
 	c.finish(false)
-	// Each kill below checks a whole v11 file once; this run needs only
+	// Each kill below checks a whole v21 file once; this run needs only
 	// its time.
 	checkMigrated(t, path, want, false)
 	removeDatabase(t, path)
-	t.Logf("store.Open migrated %d messages from v6 to v11 in %v", want.Messages, took)
+	t.Logf("store.Open migrated %d messages from v6 to v21 in %v", want.Messages, took)
 
 	iterations := pick(3, 12)
 	versions := map[int64]int{} // the version each kill left
@@ -77,18 +78,18 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 		switch v {
 		case 6:
 			checkStructure(t, q)
-		case 11:
+		case 21:
 			checkCurrent(t, q)
 		default:
-			t.Errorf("iteration %d: the kill left version %d, want 6 or 11", iter, v)
+			t.Errorf("iteration %d: the kill left version %d, want 6 or 21", iter, v)
 		}
-		if finished && v != 11 {
+		if finished && v != 21 {
 			t.Errorf("iteration %d: Open returned, yet the file is at v%d", iter, v)
 		}
 		checkRows(t, q, want, fmt.Sprintf("iteration %d, after the kill:", iter))
 		q.Close()
-		// A file the kill left at v11 was checked whole just now.
-		checkMigrated(t, path, want, v != 11)
+		// A file the kill left at v21 was checked whole just now.
+		checkMigrated(t, path, want, v != 21)
 		removeDatabase(t, path)
 		if t.Failed() {
 			t.FailNow()
@@ -97,7 +98,7 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 	t.Logf("%d kills, %v after the child said it was opening the file, left these versions: %v", iterations, delays, versions)
 }
 
-// checkMigrated opens the file with store.Open and checks that it is at v11
+// checkMigrated opens the file with store.Open and checks that it is at v21
 // and that the store finds the legacy rows; full checks all of the file as
 // well: schema, integrity, indexes and rows.
 func checkMigrated(t *testing.T, path string, want rowsDigest, full bool) {

@@ -41,7 +41,7 @@ func TestManyWritersManyProcesses(t *testing.T) {
 	if err := os.Mkdir(logs, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(ctx, path, nil) // the writers find a v11 file
+	s, err := store.Open(ctx, path, nil) // the writers find a v21 file
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +78,8 @@ func TestManyWritersManyProcesses(t *testing.T) {
 	r := replayLogs(t, logs, procs, goroutines)
 	q := openPlain(t, path)
 	checkCurrent(t, q)
-	if v := checkSchemaIsVersion(t, q); v != 11 {
-		t.Errorf("schema version %d, want 11", v)
+	if v := checkSchemaIsVersion(t, q); v != 21 {
+		t.Errorf("schema version %d, want 21", v)
 	}
 	got, ids := readSessions(t, q)
 	if diff := cmp.Diff(r.want, got); diff != "" {

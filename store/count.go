@@ -32,6 +32,12 @@ type CountOptions struct {
 // It returns ErrClosed.
 func (s *Store) CountSessions(ctx context.Context, opts CountOptions) (_ int64, err error) {
 	defer wrap(&err, "count sessions")
+	return s.countSessions(ctx, opts)
+}
+
+// countSessions is CountSessions without the wrap, for the methods that
+// count with other defaults.
+func (s *Store) countSessions(ctx context.Context, opts CountOptions) (int64, error) {
 	f := newListFilter(opts.ExcludeChildren, opts.Source, opts.ExcludeSources, opts.CwdPrefix,
 		opts.MinMessageCount, opts.IncludeArchived, opts.ArchivedOnly)
 	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {

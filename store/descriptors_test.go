@@ -60,6 +60,8 @@ var descriptorAllowed = []allowedUse{
 		"test helper: creates (O_EXCL) the -shm of a database no connection has open yet and holds OFD locks on it; closing it drops only that description's own locks, and it is closed after the test's connections"},
 	{"internal/dbtest/tmpfs.go", "Fill", "os.OpenFile",
 		"test helper: creates a new filler file (O_EXCL) beside a database, never the database or its -wal/-shm"},
+	{"migrations/gateway_backfill.go", "backfillGatewayMetadata", "os.ReadFile",
+		"the v18 step's HERMES_HOME/sessions/sessions.json; isDatabaseFile has refused the database and its -wal/-shm (by file identity) before it gets here"},
 	{"cmd/sessions/import.go", "openInput", "os.Open",
 		"import's input file; notTheDatabase has refused the database and its -wal/-shm (by file identity) before it gets here"},
 }

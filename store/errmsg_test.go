@@ -164,7 +164,7 @@ func TestErrorMessagesOfFiles(t *testing.T) {
 	if err := os.WriteFile(notDB, []byte("these are notes, not a database\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	newer := newerFixture(t, "state-v21.db", 0)
+	newer := newerFixture(t, "state-v21.db", 22)
 	older := dbtest.CopyFile(t, dbtest.Testdata("state-v9.db"), filepath.Join(t.TempDir(), "state.db"))
 
 	closed, _ := openStore(t, quick(nil))
@@ -192,10 +192,10 @@ func TestErrorMessagesOfFiles(t *testing.T) {
 
 	checkErrCases(t, []errCase{
 		{"NewerSchema", func() error { _, err := Open(ctx, newer, nil); return err },
-			"store: open " + newer + ": database schema is newer than this build: the file is at schema version 21, this build's latest is 11 " +
+			"store: open " + newer + ": database schema is newer than this build: the file is at schema version 22, this build's latest is 21 " +
 				"(a newer Hermes wrote it); nothing was changed. Read it with Options.ReadOnly or the sessions reading commands (list, show, search, lineage, export, stats, doctor)", ErrNewerSchema},
 		{"OlderSchema", func() error { _, err := Open(ctx, older, &Options{ReadOnly: true}); return err },
-			"store: open " + older + ": database schema is older than this build: the file is at schema version 9, this build reads 11; upgrade it first: migrate -db " + older + " up", ErrOlderSchema},
+			"store: open " + older + ": database schema is older than this build: the file is at schema version 9, this build reads 21; upgrade it first: migrate -db " + older + " up", ErrOlderSchema},
 		{"NoDirectory", func() error { _, err := Open(ctx, filepath.Join(missing, "state.db"), nil); return err },
 			"store: open " + filepath.Join(missing, "state.db") + ": no such directory: " + missing, ErrNoDirectory},
 		{"URL", func() error { _, err := Open(ctx, "postgres://host/db", nil); return err },

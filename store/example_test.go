@@ -32,7 +32,7 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	fmt.Println("schema version", v)
-	// Output: schema version 11
+	// Output: schema version 21
 }
 
 // A session's life: create it, append the turns of a conversation, replay

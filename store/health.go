@@ -28,7 +28,15 @@ type Health struct {
 	// FTS is the state of each full-text index.
 	FTS []FTSCheck `json:"fts"`
 	// Counters lists the sessions whose message_count or tool_call_count
-	// disagrees with their message rows.
+	// disagrees with their message rows. At schema v21 the counters count
+	// the rows written since the transcript was last replaced or compacted:
+	// rewinding and restoring change no counter, and rewound or
+	// compaction-archived rows left from before a replace or a compaction
+	// are not counted (upstream-v21.md trap 7). So message_count may be any
+	// number from 0 to the rows not archived by compaction newer than the
+	// session's newest archived one, and tool_call_count must be the calls
+	// of that many newest rows; a NULL message_count (which never counts
+	// again) is a mismatch unless the session has no such row.
 	Counters []CounterMismatch `json:"counters"`
 	// OrphanMessages counts messages whose session row is missing.
 	OrphanMessages int64 `json:"orphan_messages"`
@@ -51,12 +59,18 @@ type FTSCheck struct {
 	Problem string `json:"problem"`
 }
 
-// CounterMismatch is one stored counter that disagrees with the rows.
+// CounterMismatch is one stored counter that disagrees with the rows (see
+// Health.Counters for the rule).
 type CounterMismatch struct {
 	SessionID string `json:"session_id"`
 	Column    string `json:"column"` // "message_count" or "tool_call_count"
-	Stored    int64  `json:"stored"`
-	Actual    int64  `json:"actual"`
+	Stored    int64  `json:"stored"` // a NULL counter is 0
+	// Actual is what the rows allow: for message_count the most it may be
+	// (every countable row; for a file no rewind, replace or compaction
+	// touched, every row of the session), for tool_call_count the calls of
+	// the rows message_count counts (of the rows Actual says when
+	// message_count is off).
+	Actual int64 `json:"actual"`
 }
 
 // OK reports whether the check found nothing wrong (Problems is empty):
@@ -113,7 +127,8 @@ const integrityCheckSQL = "PRAGMA integrity_check"
 // opened with Options.ReadOnly, and takes no write lock): the schema
 // version, the SQLite library, PRAGMA integrity_check, each full-text index
 // (FTS5's own check, plus a comparison with the messages table), stored
-// counters against the rows, messages without a session, numeric columns
+// counters against the rows (the rule of Health.Counters), messages
+// without a session, numeric columns
 // holding values of another storage class, and the WAL file's size. It reads one snapshot. Damage is reported in the Health, not as an
 // error; the check takes time proportional to the file.
 //

@@ -40,7 +40,7 @@ func healthFixture(t *testing.T, opts *Options) (*Store, string) {
 func soundHealth(t testing.TB, s *Store) *Health {
 	t.Helper()
 	return &Health{
-		SchemaVersion: 11,
+		SchemaVersion: 21,
 		SQLiteVersion: dbtest.Value[string](t, s.r, "SELECT sqlite_version()"),
 		FTS5:          true,
 		Trigram:       true,
@@ -369,7 +369,7 @@ func TestHealthProblems(t *testing.T) {
 		{ProblemBadValue, "message 42: token_count is a BLOB in an INTEGER column"},
 		{ProblemBadValue, "message 43: timestamp is an INTEGER in a REAL column"},
 		{ProblemBadValue, "more rows hold values of another storage class (100 of each table listed)"},
-		{ProblemSchema, "schema version 9 is older than this build's 11: run migrate up"},
+		{ProblemSchema, "schema version 9 is older than this build's 21: run migrate up"},
 	}
 	if diff := cmp.Diff(want, h.Problems()); diff != "" {
 		t.Errorf("Problems (-want +got):\n%s", diff)
@@ -377,15 +377,15 @@ func TestHealthProblems(t *testing.T) {
 	if h.OK() {
 		t.Error("OK() = true with problems")
 	}
-	h = &Health{SchemaVersion: 12, Integrity: []string{"ok"}, OrphanMessages: 3}
+	h = &Health{SchemaVersion: 22, Integrity: []string{"ok"}, OrphanMessages: 3}
 	want = []Problem{
 		{ProblemOrphanMessages, "3 messages without a session"},
-		{ProblemSchema, "schema version 12 is newer than this build's 11: written by a later Hermes"},
+		{ProblemSchema, "schema version 22 is newer than this build's 21: written by a later Hermes"},
 	}
 	if diff := cmp.Diff(want, h.Problems()); diff != "" {
 		t.Errorf("Problems (-want +got):\n%s", diff)
 	}
-	sound := &Health{SchemaVersion: 11, Integrity: []string{"ok"}}
+	sound := &Health{SchemaVersion: 21, Integrity: []string{"ok"}}
 	if got := sound.Problems(); len(got) != 0 || got == nil || !sound.OK() {
 		t.Errorf("a sound Health: Problems() = %#v, OK() = %v; want [], true", got, sound.OK())
 	}

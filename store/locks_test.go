@@ -169,7 +169,7 @@ func lockCalls() []lockCall {
 			_, ok, err := s.GetMeta(c, "lock-holder")
 			return ok, err
 		})},
-		{"SchemaVersion", "ok", returns(int64(11), func(c ctx, s *Store) (int64, error) { return s.SchemaVersion(c) })},
+		{"SchemaVersion", "ok", returns(int64(21), func(c ctx, s *Store) (int64, error) { return s.SchemaVersion(c) })},
 		{"OpenAndCloseSecondStore", "ok", func(c ctx, s *Store) error {
 			other, err := Open(c, s.Path(), lockTestOptions())
 			if err != nil {

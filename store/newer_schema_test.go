@@ -145,7 +145,12 @@ var (
 	// v21Reads is what every read returns on the upstream v21 fixture. Check
 	// reports the trigram index as malformed: SQLite 3.54's FTS5 integrity
 	// check disagrees with the index upstream's Python (SQLite 3.40) wrote,
-	// which 3.40 itself finds sound; searches on it still work.
+	// which 3.40 itself finds sound; searches on it still work. (3.40's
+	// trigram tokenizer stops at a NUL, so the multimodal row 27, whose
+	// text starts with one, has no trigram; 3.54's reads past it.) The
+	// archived chain (fx21-arch-root, fx21-arch-tip) is neither listed nor
+	// counted, as upstream's list_sessions_rich() and session_count()
+	// (answers/state-v21.json: 8 sessions).
 	v21Reads = map[string]string{
 		"Ancestors":              "fx21-sub fx21-parent",
 		"Check":                  "version 21, integrity [malformed inverted index for FTS5 table main.messages_fts_trigram]",
@@ -161,7 +166,7 @@ var (
 		"GetMeta":                "false",
 		"GetSession":             "fx21-model-switch cli beta-2 in=330 out=135 calls=3 msgs=4",
 		"Lineage":                "fx21-parent fx21-sub",
-		"ListSessionsRich":       "fx21-branch() fx21-parent(delegate two things) fx21-gw(someone else talking) fx21-locked() fx21-arch-tip(continued after compression) fx21-compact(compact me 0) fx21-rewind(first question) fx21-model-switch(Summarise the release notes)",
+		"ListSessionsRich":       "fx21-branch() fx21-parent(delegate two things) fx21-gw(someone else talking) fx21-locked() fx21-compact(compact me 0) fx21-rewind(first question) fx21-model-switch(Summarise the release notes)",
 		"MessageCount":           "4",
 		"NextTitleInLineage":     "Archived chain #2",
 		"ResolveResumeSessionID": "fx21-parent",
@@ -171,7 +176,7 @@ var (
 		"SearchMessages":         "3 2 19 18",
 		"SearchSessions":         "fx21-branch fx21-sub fx21-parent fx21-gw fx21-locked fx21-arch-tip fx21-arch-root fx21-compact fx21-rewind fx21-model-switch",
 		"SessionByTitle":         "fx21-arch-root",
-		"SessionCount":           "10",
+		"SessionCount":           "8",
 		"SessionCount telegram":  "1",
 		"SessionTitle":           "",
 		"Stats.Writes":           "0",

@@ -13,13 +13,13 @@ import (
 // It returns ErrClosed.
 func (s *Store) SessionCount(ctx context.Context, source string) (_ int64, err error) {
 	defer wrap(&err, "count sessions")
-	return s.CountSessions(ctx, CountOptions{Source: source})
+	return s.countSessions(ctx, CountOptions{Source: source})
 }
 
 // sessionCount counts every session of source, archived ones included: the
 // number of sessions an export of source writes.
 func (s *Store) sessionCount(ctx context.Context, source string) (int64, error) {
-	return s.CountSessions(ctx, CountOptions{Source: source, IncludeArchived: true})
+	return s.countSessions(ctx, CountOptions{Source: source, IncludeArchived: true})
 }
 
 // cwdPatterns are the three parameters of a cwd prefix filter; all nil
