@@ -99,43 +99,53 @@ func TestUpstreamAnswersForSearch(t *testing.T) {
 			answers := loadAnswers(t, name)
 			clock := newSetClock(answers.Now)
 			s := openAt(t, upstreamFixture(t, answers.Fixture), &Options{ReadOnly: name != "state-v16", Now: clock.Now})
-			replayed, decided, hits := 0, 0, 0
-			for i, c := range answers.Calls {
-				if c.Call != "search_messages" {
-					continue
-				}
-				replayed++
-				if len(c.Args) != 1 {
-					t.Fatalf("call %d: args %v", i, c.Args)
-				}
-				query := c.Args[0].(string)
-				res, err := s.SearchMessages(t.Context(), query, searchCallOptions(t, c))
-				if err != nil {
-					t.Errorf("call %d SearchMessages(%q, %v): %v", i, query, c.Kwargs, err)
-					continue
-				}
-				ours := typedGo(res)
-				want := typedJSON(t, c.Result)
-				hits += len(want.([]any))
-				if d, ok := searchAnswerDecisions[name][answerKey(c)]; ok {
-					decided++
-					decidedAnswer := d.ours(typedJSON(t, c.Result))
-					if diff := cmp.Diff(decidedAnswer, ours); diff != "" {
-						t.Errorf("call %d search_messages(%q, %v), decided (%s) (-decided +ours):\n%s", i, query, c.Kwargs, d.decision, diff)
-					}
-					if cmp.Equal(want, ours) {
-						t.Errorf("call %d search_messages(%q, %v): upstream now answers as we do; drop the decision %q", i, query, c.Kwargs, d.decision)
-					}
-					continue
-				}
-				if diff := cmp.Diff(want, ours); diff != "" {
-					t.Errorf("call %d search_messages(%q, %v) (-upstream +ours):\n%s", i, query, c.Kwargs, diff)
-				}
-			}
+			replayed, decided, hits := replaySearchAnswers(t, s, name, answers)
 			t.Logf("%d search calls replayed (%d decided otherwise), %d upstream hits", replayed, decided, hits)
 			if replayed != 80 {
 				t.Errorf("%d search calls replayed, want the recorder's 80 (16 queries × 5 variants)", replayed)
 			}
 		})
 	}
+}
+
+// replaySearchAnswers makes every recorded search_messages call of
+// answers (fixture name) with s and compares our hits with upstream's, or
+// with the decided answer of searchAnswerDecisions; it returns how many
+// calls it made, how many of them were decided otherwise, and how many
+// hits upstream answered in all.
+func replaySearchAnswers(t *testing.T, s *Store, name string, answers answerWithNow) (replayed, decided, hits int) {
+	t.Helper()
+	for i, c := range answers.Calls {
+		if c.Call != "search_messages" {
+			continue
+		}
+		replayed++
+		if len(c.Args) != 1 {
+			t.Fatalf("call %d: args %v", i, c.Args)
+		}
+		query := c.Args[0].(string)
+		res, err := s.SearchMessages(t.Context(), query, searchCallOptions(t, c))
+		if err != nil {
+			t.Errorf("call %d SearchMessages(%q, %v): %v", i, query, c.Kwargs, err)
+			continue
+		}
+		ours := typedGo(res)
+		want := typedJSON(t, c.Result)
+		hits += len(want.([]any))
+		if d, ok := searchAnswerDecisions[name][answerKey(c)]; ok {
+			decided++
+			decidedAnswer := d.ours(typedJSON(t, c.Result))
+			if diff := cmp.Diff(decidedAnswer, ours); diff != "" {
+				t.Errorf("call %d search_messages(%q, %v), decided (%s) (-decided +ours):\n%s", i, query, c.Kwargs, d.decision, diff)
+			}
+			if cmp.Equal(want, ours) {
+				t.Errorf("call %d search_messages(%q, %v): upstream now answers as we do; drop the decision %q", i, query, c.Kwargs, d.decision)
+			}
+			continue
+		}
+		if diff := cmp.Diff(want, ours); diff != "" {
+			t.Errorf("call %d search_messages(%q, %v) (-upstream +ours):\n%s", i, query, c.Kwargs, diff)
+		}
+	}
+	return replayed, decided, hits
 }
