@@ -102,3 +102,19 @@ FROM messages
 WHERE (timestamp IS NOT NULL AND typeof(timestamp) <> 'real') OR (token_count IS NOT NULL AND typeof(token_count) <> 'integer')
 ORDER BY id
 LIMIT 101;
+
+-- HealthHasNULText reports whether any message's indexed text (content,
+-- tool_name, tool_calls) holds a NUL byte, as upstream's multimodal
+-- content ("\x00json:[...]") does. SQLite 3.40 (the one Python ships, which
+-- upstream runs on) trigram-indexes such text only up to the NUL, and a
+-- newer SQLite (ours) reads past it, so an index one built fails the
+-- other's integrity check. Check asks only when the trigram index fails
+-- it; the scan stops at the first such row. The casts make instr() compare
+-- bytes, whatever a value's storage class.
+-- name: HealthHasNULText :one
+SELECT EXISTS (
+    SELECT 1 FROM messages
+    WHERE instr(CAST(content AS BLOB), x'00') > 0
+       OR instr(CAST(tool_name AS BLOB), x'00') > 0
+       OR instr(CAST(tool_calls AS BLOB), x'00') > 0
+) AS has_nul;

@@ -57,7 +57,24 @@ type FTSCheck struct {
 	// the index", or "empty: 3 messages missing from the index" for an
 	// index with no row at all (see ErrSearchIndexEmpty).
 	Problem string `json:"problem"`
+	// Cause is why the index is damaged where Check can tell ("" when it
+	// cannot, or the index is sound): FTSCauseNULText.
+	Cause FTSCause `json:"cause,omitempty"`
 }
+
+// FTSCause is a known cause of a full-text index's damage.
+type FTSCause string
+
+// FTSCauseNULText: the trigram index fails FTS5's integrity check and
+// messages hold text with a NUL byte (upstream's multimodal content
+// "\x00json:[...]"). The index was built by another SQLite version than
+// the one checking it: SQLite 3.40 (Python's, which upstream runs on)
+// trigram-indexes text only up to a NUL, while this build's SQLite reads
+// past it, so each finds the other's index rows wrong, and deleting or
+// changing such a message damages the index further. Nothing is lost:
+// RebuildSearchIndex (sessions doctor --fix-fts) indexes the messages
+// again.
+const FTSCauseNULText FTSCause = "nul_text"
 
 // CounterMismatch is one stored counter that disagrees with the rows (see
 // Health.Counters for the rule).
@@ -157,11 +174,21 @@ func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 		}
 		empty, _ := emptySearchIndexes(ctx, q) // a failure shows in checkFTS
 		for _, f := range ftsIndexes {
-			problem := checkFTS(ctx, q, f.integrity, f.compare)
+			problem, damaged := checkFTS(ctx, q, f.integrity, f.compare)
 			if slices.Contains(empty, f.table) {
 				problem = "empty: " + problem
 			}
-			h.FTS = append(h.FTS, FTSCheck{Table: f.table, Problem: problem})
+			c := FTSCheck{Table: f.table, Problem: problem}
+			if damaged && f.table == "messages_fts_trigram" {
+				nul, err := s.q.HealthHasNULText(ctx, q)
+				if err != nil {
+					return nil, err
+				}
+				if nul {
+					c.Cause = FTSCauseNULText
+				}
+			}
+			h.FTS = append(h.FTS, c)
 		}
 		rows, err := s.q.HealthCounterMismatches(ctx, q)
 		if err != nil {
@@ -193,19 +220,20 @@ func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 	return h, nil
 }
 
-// checkFTS returns what is wrong with one full-text index, or "". A damaged
-// or missing index makes its queries fail; the failure is the finding.
-func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) string {
+// checkFTS returns what is wrong with one full-text index, or "", and
+// whether FTS5's own integrity check failed (damaged). A damaged or
+// missing index makes its queries fail; the failure is the finding.
+func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) (problem string, damaged bool) {
 	lines, err := pragmaLines(ctx, q, integrity)
 	if err != nil {
-		return err.Error()
+		return err.Error(), true
 	}
 	if len(lines) != 1 || lines[0] != "ok" {
-		return strings.Join(lines, "; ")
+		return strings.Join(lines, "; "), true
 	}
 	var missing, extra, stale int64
 	if err := q.QueryRowContext(ctx, compare).Scan(&missing, &extra, &stale); err != nil {
-		return err.Error()
+		return err.Error(), false
 	}
 	var problems []string
 	for _, p := range []struct {
@@ -216,7 +244,7 @@ func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) string 
 			problems = append(problems, fmt.Sprintf("%d %s", p.n, p.what))
 		}
 	}
-	return strings.Join(problems, "; ")
+	return strings.Join(problems, "; "), false
 }
 
 // pragmaLines runs a pragma that reports one text line per row.

@@ -61,11 +61,17 @@ func (h *Health) Problems() []Problem {
 	add := func(kind ProblemKind, format string, args ...any) {
 		out = append(out, Problem{kind, fmt.Sprintf(format, args...)})
 	}
-	if len(h.Integrity) != 1 || h.Integrity[0] != "ok" {
-		add(ProblemIntegrity, "integrity_check: %s", strings.Join(h.Integrity, "; "))
+	if text := h.integrityProblems(); text != "" {
+		add(ProblemIntegrity, "%s", text)
 	}
 	for _, f := range h.FTS {
-		if f.Problem != "" {
+		switch {
+		case f.Problem == "":
+		case f.Cause == FTSCauseNULText:
+			add(ProblemSearchIndex, "%s: %s: the index was built by another SQLite version from text holding NUL bytes "+
+				"(SQLite 3.40, Python's, indexes such text only up to the NUL); sessions doctor --fix-fts rebuilds it",
+				f.Table, f.Problem)
+		default:
 			add(ProblemSearchIndex, "%s: %s", f.Table, f.Problem)
 		}
 	}
@@ -89,6 +95,32 @@ func (h *Health) Problems() []Problem {
 		add(ProblemSchema, "schema version %d is newer than this build's %d: written by a later Hermes", h.SchemaVersion, migrations.Latest)
 	}
 	return out
+}
+
+// integrityProblems is the integrity problem's text, or "" for none:
+// h.Integrity's lines unless they are "ok", less the line FTS5 writes for
+// an index whose damage has a known cause (FTSCheck.Cause), which that
+// index's problem names.
+func (h *Health) integrityProblems() string {
+	if len(h.Integrity) == 1 && h.Integrity[0] == "ok" {
+		return ""
+	}
+	explained := map[string]bool{}
+	for _, f := range h.FTS {
+		if f.Cause != "" {
+			explained["malformed inverted index for FTS5 table main."+f.Table] = true
+		}
+	}
+	var lines []string
+	for _, l := range h.Integrity {
+		if !explained[l] {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 && len(h.Integrity) > 0 {
+		return "" // every line explained
+	}
+	return "integrity_check: " + strings.Join(lines, "; ")
 }
 
 // countOf is "1 message", "2 messages".

@@ -45,7 +45,7 @@ func soundHealth(t testing.TB, s *Store) *Health {
 		FTS5:          true,
 		Trigram:       true,
 		Integrity:     []string{"ok"},
-		FTS:           []FTSCheck{{"messages_fts", ""}, {"messages_fts_trigram", ""}},
+		FTS:           []FTSCheck{{"messages_fts", "", ""}, {"messages_fts_trigram", "", ""}},
 		Counters:      []CounterMismatch{},
 		BadValues:     []BadValue{},
 		WALBytes:      max(dbtest.WALSize(t, s.Path()), 0),
@@ -226,7 +226,7 @@ func TestDamagedSearchIndex(t *testing.T) {
 	if len(h.Integrity) != 1 || !ftsBlobCorruption.MatchString(h.Integrity[0]) {
 		t.Errorf("Integrity = %q, want one line matching %s", h.Integrity, ftsBlobCorruption)
 	}
-	if len(h.FTS) != 2 || !ftsBlobCorruption.MatchString(h.FTS[0].Problem) || h.FTS[1] != (FTSCheck{"messages_fts_trigram", ""}) {
+	if len(h.FTS) != 2 || !ftsBlobCorruption.MatchString(h.FTS[0].Problem) || h.FTS[1] != (FTSCheck{"messages_fts_trigram", "", ""}) {
 		t.Errorf("FTS = %+v, want messages_fts's problem matching %s and messages_fts_trigram sound", h.FTS, ftsBlobCorruption)
 	}
 	if h.OK() {
@@ -348,7 +348,7 @@ func TestHealthProblems(t *testing.T) {
 	h := &Health{
 		SchemaVersion:  9,
 		Integrity:      []string{"row 3 missing from index idx_messages_session", "wrong # of entries"},
-		FTS:            []FTSCheck{{"messages_fts", "2 messages missing from the index"}, {"messages_fts_trigram", ""}},
+		FTS:            []FTSCheck{{"messages_fts", "2 messages missing from the index", ""}, {"messages_fts_trigram", "", ""}},
 		Counters:       []CounterMismatch{{"s1", "message_count", 9, 1}},
 		OrphanMessages: 1,
 		BadValues: []BadValue{

@@ -54,7 +54,7 @@ func TestEmptySearchIndex(t *testing.T) {
 			t.Errorf("SearchMessages(日本) on the LIKE scan = %v, want one hit", got)
 		}
 		h := mustCheck(t, s)
-		want := []FTSCheck{{"messages_fts", "empty: 4 messages missing from the index"}, {"messages_fts_trigram", "empty: 4 messages missing from the index"}}
+		want := []FTSCheck{{"messages_fts", "empty: 4 messages missing from the index", ""}, {"messages_fts_trigram", "empty: 4 messages missing from the index", ""}}
 		if diff := cmp.Diff(want, h.FTS); diff != "" {
 			t.Errorf("Check().FTS (-want +got):\n%s", diff)
 		}

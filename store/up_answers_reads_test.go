@@ -7,8 +7,8 @@ package store
 // and compared exactly with upstream c2a3b9ce5's result: the sessions,
 // listings, lineage, titles, counts, gateway, handoff, compression state,
 // prune candidates, meta and, for the recorder's raw table dumps, what the
-// API reads of those tables. search_messages is the search area's (see
-// upstreamAnswerOwners). Where the store differs from upstream on purpose,
+// API reads of those tables. search_messages is replayed by
+// TestUpstreamAnswersForSearch (see upstreamAnswerOwners). Where the store differs from upstream on purpose,
 // the call's entry in answerDecisions holds our answer and names the
 // decision; the test asserts that answer and that upstream's still
 // differs, so a decision that stops mattering is noticed.
@@ -178,7 +178,7 @@ func typedFields(v reflect.Value, out map[string]any) {
 
 // upstreamAnswerOwners are the calls this test leaves to another test.
 var upstreamAnswerOwners = map[string]string{
-	"search_messages": "the search area (not replayed by this file)",
+	"search_messages": "TestUpstreamAnswersForSearch (up_answers_search_test.go)",
 }
 
 // answerDecision is our answer to a recorded call where the store differs
