@@ -247,6 +247,28 @@ INSERT INTO sessions (
     @compression_fallback_streak, @rewind_count, @archived
 );
 
+-- SessionImportRecount sets an imported session's counters from the rows
+-- just written, as upstream's import_sessions recounts them from the rows
+-- it inserts: message_count is the rows HealthCounterMismatches counts (those
+-- with compacted = 0 newer than the session's newest compacted row; every
+-- row of a v21 export, which carries only live rows) and tool_call_count
+-- their calls, counted as append_message counts them (0 for NULL, the
+-- length of a JSON array, else 1). So an import never leaves counters
+-- Check reports.
+-- name: SessionImportRecount :exec
+UPDATE sessions SET
+    message_count = (SELECT COUNT(*) FROM messages m WHERE m.session_id = sessions.id AND m.compacted = 0
+        AND NOT EXISTS (SELECT 1 FROM messages c
+            WHERE c.session_id = m.session_id AND c.compacted = 1 AND c.id > m.id)),
+    tool_call_count = (SELECT COALESCE(SUM(CASE
+            WHEN m.tool_calls IS NULL THEN 0
+            WHEN json_valid(m.tool_calls) AND json_type(m.tool_calls) = 'array' THEN json_array_length(m.tool_calls)
+            ELSE 1
+        END), 0) FROM messages m WHERE m.session_id = sessions.id AND m.compacted = 0
+        AND NOT EXISTS (SELECT 1 FROM messages c
+            WHERE c.session_id = m.session_id AND c.compacted = 1 AND c.id > m.id))
+WHERE id = CAST(@id AS TEXT);
+
 -- SessionSetParent links an imported session to its parent once the parent
 -- exists (it may come later in the file than the child).
 -- name: SessionSetParent :execrows

@@ -248,11 +248,17 @@ func TestBadValuesRead(t *testing.T) {
 				}
 				// A BLOB is exported as its Go value, so the row imported holds
 				// that number instead (and sorts as one): only the other
-				// values round-trip exactly.
+				// values round-trip exactly. The import recounts
+				// message_count and tool_call_count from the rows, so a bad
+				// counter comes back as the base's (which match the rows).
 				reimported, _ := openStore(t, quick(nil))
 				importText(t, reimported, exp, ImportOptions{})
-				if again := exportText(t, reimported, ExportOptions{}); b.class != "blob" && again != exp {
-					t.Errorf("export → import → export (-first +second):\n%s", cmp.Diff(exp, again))
+				want, exact := exp, b.class != "blob"
+				if b.table == "sessions" && (b.column == "message_count" || b.column == "tool_call_count") {
+					want, exact = baseExport, true
+				}
+				if again := exportText(t, reimported, ExportOptions{}); exact && again != want {
+					t.Errorf("export → import → export (-want +second):\n%s", cmp.Diff(want, again))
 				}
 			})
 		}

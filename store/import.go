@@ -95,8 +95,17 @@ const (
 // ExportJSONL writes them, or one JSON array of such objects, as the
 // original's export_all output dumped with json.dump. Every column is kept
 // as exported, message ids too when they are free (else the session's
-// messages get new ids, in their order), so an export imported into a new
-// file exports again identically.
+// messages get new ids, in their order), except the session's
+// message_count and tool_call_count: as upstream's import_sessions, the
+// import recounts them from the rows it writes. message_count becomes the
+// rows not archived by compaction newer than the session's newest archived
+// one (every row of an export, which carries only live rows) and
+// tool_call_count their calls, counted as AppendMessage counts them, so an
+// import never leaves counters Check reports. A session whose counters
+// already matched its rows keeps them, and an export of such sessions
+// imported into a new file exports again identically; a rewound or
+// compacted session, whose export lacks the rows its counters counted,
+// imports with the counters of the rows it has.
 //
 // The import is idempotent and atomic per batch (ImportOptions.BatchSize):
 //   - a session whose id exists is skipped and counted;
@@ -261,6 +270,12 @@ func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec transfer.Reco
 		if err := s.q.MessageImport(ctx, tx, p); err != nil {
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}
+	}
+	// The counters are recounted from the rows written, as upstream's
+	// import_sessions recounts them: an export omits rewound and compacted
+	// rows, so the exported counters may count rows the file lacks.
+	if err := s.q.SessionImportRecount(ctx, tx, sess.ID); err != nil {
+		return fmt.Errorf("line %d: %w", rec.Line, err)
 	}
 	got.Created++
 	got.Messages += len(rec.Messages)
