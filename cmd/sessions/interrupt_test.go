@@ -64,6 +64,14 @@ func stoppedExport(t *testing.T, db, target string) (*exec.Cmd, string, *strings
 				if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 					t.Fatal(err)
 				}
+				if !lockedByOther(tmp) {
+					// Stopped between creating the file and locking it:
+					// another export's sweep would take it for stale. Let
+					// it take the lock first.
+					cmd.Process.Signal(syscall.SIGCONT)
+					time.Sleep(time.Millisecond)
+					continue
+				}
 				fi, err := os.Stat(tmp)
 				if _, terr := os.Lstat(target); err == nil && fi.Size() < exportSize/2 && errors.Is(terr, os.ErrNotExist) {
 					return cmd, tmp, &stderr
@@ -187,6 +195,21 @@ func TestStaleTemporaryFiles(t *testing.T) {
 	if _, err := os.Lstat(liveTmp); err != nil {
 		t.Errorf("the live writer's temporary file was removed: %v", err)
 	}
+}
+
+// lockedByOther reports whether another process holds path's flock, as a
+// live export holds its temporary file's.
+func lockedByOther(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
 }
 
 // withoutWAL leaves out the -wal and -shm a command's open may leave
