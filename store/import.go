@@ -222,7 +222,7 @@ func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec transfer.Reco
 	sess := db.SessionImportParams(rec.Session)
 	exists, err := s.q.SessionExists(ctx, tx, sess.ID)
 	if err != nil || exists {
-		got.Skipped += btoi(exists)
+		got.Skipped += int(boolInt(exists))
 		return err
 	}
 	if p := sess.ParentSessionID; p != nil {
@@ -314,11 +314,4 @@ func (s *Store) linkParents(ctx context.Context, tx db.DBTX, pending map[string]
 		}
 	}
 	return cut, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -166,7 +166,7 @@ func (s *Store) listByChain(ctx context.Context, q db.DBTX, f listFilter, idNeed
 		IncludeChildren: f.includeChildren, Source: f.source, ExcludeSources: f.excludeSources,
 		CwdPrefix: f.cwdPrefix, CwdLikeSlash: f.cwdLikeSlash, CwdLikeBackslash: f.cwdLikeBackslash,
 		MinMessageCount: f.minMessageCount, Archived: f.archived,
-		IDNeedle: idNeedle, SearchNeedle: searchNeedle, ByLastActive: btoi(byLastActive),
+		IDNeedle: idNeedle, SearchNeedle: searchNeedle, ByLastActive: boolInt(byLastActive),
 		Limit: limit, Offset: offset,
 	}
 	if searchNeedle != nil {

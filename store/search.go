@@ -180,7 +180,7 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 		}
 		for i := range hits {
 			rows, err := s.q.MessageContext(ctx, q, db.MessageContextParams{
-				ID: hits[i].ID, IncludeInactive: int64(btoi(opts.IncludeInactive)),
+				ID: hits[i].ID, IncludeInactive: boolInt(opts.IncludeInactive),
 			})
 			if err != nil {
 				return nil, err
