@@ -213,14 +213,7 @@ func newListFilter(listable bool, source string, exclude []string, cwdPrefix str
 		f.excludeSources = jsonArray(exclude)
 	}
 	if cwdPrefix != "" {
-		// upstream's _cwd_prefix_clause: rstrip("/\\") or the prefix itself.
-		prefix := cwdPrefix
-		for prefix != "" && (prefix[len(prefix)-1] == '/' || prefix[len(prefix)-1] == '\\') {
-			prefix = prefix[:len(prefix)-1]
-		}
-		if prefix == "" {
-			prefix = cwdPrefix
-		}
+		prefix := cwdPrefixBase(cwdPrefix)
 		f.cwdPrefix = &prefix
 		f.cwdLikeSlash = likePattern(prefix + "/%")
 		f.cwdLikeBackslash = likePattern(prefix + `\%`)
