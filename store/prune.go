@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
 // PruneOptions select the sessions PruneSessions deletes, ArchiveSessions
@@ -125,7 +126,7 @@ func (o PruneOptions) candidatesParams(now float64, defaultAge time.Duration) (d
 		}
 	}
 	if o.Provider != "" {
-		p.Provider = new(pyLower(o.Provider))
+		p.Provider = new(pytext.Lower(o.Provider))
 	}
 	cwd, err := cwdPrefixPatterns(o.CwdPrefix)
 	if err != nil {
@@ -144,7 +145,7 @@ func containsPattern(field, needle string) (*string, error) {
 	if needle == "" {
 		return nil, nil
 	}
-	p := "%" + pyLower(needle) + "%"
+	p := "%" + pytext.Lower(needle) + "%"
 	if len(p) > maxLikePattern {
 		return nil, errLikeTooLong(field)
 	}

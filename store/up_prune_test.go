@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermesstate/hermesstate/internal/dbtest"
+	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
 // upNow is the clock of the prune tests: upstream's time.time().
@@ -383,7 +384,7 @@ func TestPruneFilterText(t *testing.T) {
 	}
 }
 
-// TestPyLower checks pyLower against Python's str.lower() on the cases
+// TestPyLower checks pytext.Lower, which the prune filters use, against Python's str.lower() on the cases
 // where full case mapping differs from Go's per-rune lowering.
 func TestPyLower(t *testing.T) {
 	t.Parallel()
@@ -392,10 +393,10 @@ func TestPyLower(t *testing.T) {
 	dbtest.Python(t, "import json,sys; print(json.dumps([s.lower() for s in json.load(sys.stdin)]))", in, &want)
 	var got []string
 	for _, s := range in {
-		got = append(got, pyLower(s))
+		got = append(got, pytext.Lower(s))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("pyLower vs Python's str.lower() (-python +go):\n%s", diff)
+		t.Errorf("pytext.Lower vs Python's str.lower() (-python +go):\n%s", diff)
 	}
 }
 
