@@ -1,6 +1,6 @@
 // Package store is the Go data layer for Hermes Agent's session store, the
-// SQLite file ~/.hermes/state.db at schema version 11, interchangeable with
-// the Python original's SessionDB: a file written by either opens, migrates
+// SQLite file ~/.hermes/state.db at schema version 21, interchangeable with
+// upstream Hermes's SessionDB (c2a3b9ce5): a file written by either opens, migrates
 // and reads the same way in the other.
 //
 // # Opening
@@ -22,7 +22,7 @@
 // Open never invents a database: an empty path is [DefaultPath], whose
 // directories it creates (0700); any other path must be in a directory that
 // exists ([ErrNoDirectory]) and must not be a URL ([ErrURL]). It never
-// writes old rules into a newer file: a file above version 11 is refused
+// writes old rules into a newer file: a file above version 21 is refused
 // with [ErrNewerSchema] before anything can write, unless it is opened
 // ReadOnly (every read works) or with Options.WriteNewerSchema.
 //
@@ -74,8 +74,33 @@
 //     [Store.ListCronJobRuns], [Store.DistinctSessionCwds],
 //     [Store.SessionCount], [Store.MessageCount]
 //   - messages: [Store.AppendMessage], [Store.ReplaceMessages],
-//     [Store.GetMessages], [Store.EachMessage], [Store.Conversation],
-//     [Store.ClearMessages]
+//     [Store.ReplaceActiveMessages], [Store.GetMessages],
+//     [Store.GetMessagesWith], [Store.EachMessage], [Store.Conversation],
+//     [Store.ConversationWith], [Store.ClearMessages],
+//     [Store.HasPlatformMessageID]
+//   - rewind and compaction: [Store.RewindToMessage], [Store.RestoreRewound],
+//     [Store.ListRecentUserMessages], [Store.ArchiveAndCompact],
+//     [Store.HasArchivedMessages]
+//   - anchored views: [Store.MessagesAround], [Store.AnchoredView]
+//   - compression: [Store.TryAcquireCompressionLock],
+//     [Store.RefreshCompressionLock], [Store.ReleaseCompressionLock],
+//     [Store.CompressionLockHolder], [Store.RecordCompressionFailureCooldown],
+//     [Store.CompressionFailureCooldown], [Store.ClearCompressionFailureCooldown],
+//     [Store.CompressionFallbackStreak], [Store.SetCompressionFallbackStreak]
+//   - gateway: [Store.RecordGatewaySessionPeer], [Store.SetExpiryFinalized],
+//     [Store.ListGatewaySessions], [Store.FindSessionByOrigin],
+//     [Store.FindLatestGatewaySessionForPeer], [Store.SaveGatewayRoutingEntry],
+//     [Store.ReplaceGatewayRoutingEntries], [Store.LoadGatewayRoutingEntries],
+//     [Store.DeleteGatewayRoutingEntries]
+//   - handoff: [Store.RequestHandoff], [Store.ClaimHandoff],
+//     [Store.CompleteHandoff], [Store.FailHandoff], [Store.HandoffState],
+//     [Store.ListPendingHandoffs]
+//   - async delegations: [Store.DispatchDelegation], [Store.CompleteDelegation],
+//     [Store.GetDelegation], [Store.ListDelegations],
+//     [Store.UndeliveredDelegations], [Store.ClaimDelegationDelivery],
+//     [Store.ReleaseDelegationDelivery], [Store.CompleteDelegationDelivery],
+//     [Store.MarkDelegationDelivered], [Store.RecoverAbandonedDelegations],
+//     [Store.PruneDelegations], [Store.DeleteDelegation]
 //   - search: [Store.SearchMessages] (query language: package fts)
 //   - export and cleanup: [Store.ExportSession], [Store.ExportAll],
 //     [Store.ExportJSONL], [Store.DeleteSession], [Store.DeleteSessions],
@@ -88,13 +113,14 @@
 //     [Store.OptimizeFTS], [Store.AutoMaintain], [Store.Checkpoint]
 //   - moving and keeping history: [Store.ExportCount], [Store.ImportJSONL],
 //     [Store.Backup]
-//   - health: [Store.Check], [Store.RebuildSearchIndex]
+//   - health: [Store.Check], [Store.RebuildSearchIndex], [Store.SchemaVersion],
+//     [Store.Path], [Store.Pages]
 //   - statistics: [Store.TokenStatsByModel], [Store.TokenStatsBySource],
 //     [Store.TopSessionsByTokens]
 //
 // [Options].ReadOnly opens an existing file for reading only: nothing is
 // created, migrated or written, and every write returns [ErrReadOnly]. A
-// file below version 11 is refused with [ErrOlderSchema], whose message
+// file below version 21 is refused with [ErrOlderSchema], whose message
 // names the upgrade command (migrate -db PATH up).
 //
 // Timestamps are REAL epoch seconds ([Timestamp]) exactly as the original

@@ -17,7 +17,7 @@ var errNoDatabase = errors.New("no database")
 // a missing file is "no database at PATH", never created. readOnly (the
 // reading commands) opens it with store.Options.ReadOnly: nothing migrated,
 // nothing written, no write lock taken; every read works on a file a newer
-// Hermes wrote, and a file below version 11 fails with one line naming its
+// Hermes wrote, and a file below version 21 fails with one line naming its
 // version and the upgrade command (store.ErrOlderSchema). The writing
 // commands open it for writing: a newer file is refused with
 // store.ErrNewerSchema's message, untouched.

@@ -61,7 +61,7 @@ func ReadBuildInfo() BuildInfo {
 //	commit  ace54c8f1234… (modified)
 //	go      go1.26.8
 //	sqlite  3.54.1, FTS5 yes, trigram yes
-//	schema  version 11
+//	schema  version 21
 //
 // It fails only when the SQLite library cannot be asked (no database is
 // opened: it asks an in-memory one).
