@@ -10,11 +10,16 @@ import (
 )
 
 // runGroup runs the writes of group and sets every member's outcome:
-// a member whose ctx has ended gets ctx's error with nothing written; a
-// single live write runs as it always did, in one transaction bound to its
+// in a group of several, a member whose ctx has ended gets ctx's error with
+// nothing written; a single write runs as it always did, in one transaction bound to its
 // caller's ctx (runOwn); two or more share one (groupRun). It returns how
 // many writes committed and the Writes counter after them.
 func (s *Store) runGroup(w *sql.DB, self *pendingWrite, group []*pendingWrite) (int, uint64) {
+	if len(group) == 1 {
+		// Exactly the direct path, errors included (an ended ctx fails
+		// its BEGIN).
+		return s.runOwn(w, self, group[0])
+	}
 	live := make([]*pendingWrite, 0, len(group))
 	for _, m := range group {
 		if err := m.ctx.Err(); err != nil {
