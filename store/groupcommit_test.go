@@ -260,59 +260,72 @@ func TestGroupCommitContextEndsWhileQueued(t *testing.T) {
 }
 
 // TestGroupCommitRetriesWhileAnotherConnectionHoldsTheLock: another
-// connection takes the write lock just before a group's BEGIN and holds it
-// for 300 ms; the group's BEGIN is busy, the group retries, and every
-// write of it commits once. When the lock outlasts the attempts, every
-// write of the group fails with ErrBusy and nothing is written.
+// connection takes the write lock just before a group's first BEGIN and
+// holds it through three attempts; each BEGIN is busy, the group retries,
+// and on the fourth attempt every write of it commits once, except the one
+// whose caller gave up during the retries: it gets its ctx's error
+// (wrapping the busy attempt's) and nothing of it is written. When the
+// lock outlasts the attempts, every write of the group fails with ErrBusy
+// and nothing is written.
 func TestGroupCommitRetriesWhileAnotherConnectionHoldsTheLock(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name     string
-		attempts int
-		hold     time.Duration
+		name      string
+		attempts  int
+		releaseAt int // the BEGIN before which the lock is released; 0: never
 	}{
-		{"Commits", 100, 300 * time.Millisecond},
-		{"GivesUp", 3, time.Minute},
+		{"Commits", 0, 4},
+		{"GivesUp", 3, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s, path := openStore(t, &Options{BusyTimeout: 20 * time.Millisecond, WriteAttempts: tt.attempts,
 				RetryMinDelay: 5 * time.Millisecond, RetryMaxDelay: 10 * time.Millisecond})
 			mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
-			var locked atomic.Bool
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
 			var lock *dbtest.WriteLock
+			begins := 0 // only the leader's goroutine calls the hook
 			s.beforeGroupBegin = func() {
-				if !locked.Swap(true) {
-					lock = dbtest.HoldWriteLockFor(t, path, tt.hold)
+				begins++
+				switch begins {
+				case 1:
+					lock = dbtest.HoldWriteLock(t, path)
+				case 2:
+					cancel() // the caller of b gives up during the retries
+				case tt.releaseAt:
+					lock.Release()
 				}
 			}
 			before := s.Stats()
 			release := holdWriter(t, s)
-			out := queueCalls(t, s, appendCall(s, "s", "a"), appendCall(s, "s", "b"), appendCall(s, "s", "c"))
+			gaveUp := func() error {
+				_, err := s.AppendMessage(ctx, "s", NewMessage{Role: "user", Content: new("b")})
+				return err
+			}
+			out := queueCalls(t, s, appendCall(s, "s", "a"), gaveUp, appendCall(s, "s", "c"))
 			release()
 			got := collect(out)
-			lock.Release()
-			st, d := s.Stats(), since(s, before)
-			if st.Retries == before.Retries {
-				t.Errorf("Stats = %+v: no retry", st)
+			if !errors.Is(got[1].err, context.Canceled) || !errors.Is(got[1].err, ErrBusy) {
+				t.Errorf("the caller that gave up: %v, want context.Canceled wrapping the busy attempt", got[1].err)
 			}
-			wantErr, want, wantDelta := false, []string{"a", "b", "c"}, statsDelta{Writes: 4, Groups: 2}
-			if tt.hold > time.Second {
-				wantErr, want, wantDelta = true, []string{}, statsDelta{Writes: 1, Groups: 1, BusyFailures: 3}
-				if st.Retries-before.Retries != uint64(tt.attempts-1) {
-					t.Errorf("Retries grew by %d, want %d", st.Retries-before.Retries, tt.attempts-1)
-				}
+			want, wantDelta, wantRetries := []string{"a", "c"}, statsDelta{Writes: 3, Groups: 2}, uint64(3)
+			if tt.releaseAt == 0 {
+				want, wantDelta, wantRetries = []string{}, statsDelta{Writes: 1, Groups: 1, BusyFailures: 2}, uint64(tt.attempts-1)
 			}
-			for i, o := range got {
-				if wantErr != errors.Is(o.err, ErrBusy) || (!wantErr && o.err != nil) {
-					t.Errorf("call %d: %v (want ErrBusy: %v)", i, o.err, wantErr)
+			for _, i := range []int{0, 2} {
+				if (tt.releaseAt == 0) != errors.Is(got[i].err, ErrBusy) || (tt.releaseAt != 0 && got[i].err != nil) {
+					t.Errorf("call %d: %v", i, got[i].err)
 				}
 			}
 			if diff := cmp.Diff(want, sessionContents(t, s, "s")); diff != "" {
 				t.Errorf("messages (-want +got):\n%s", diff)
 			}
-			if d != wantDelta {
+			if d := since(s, before); d != wantDelta {
 				t.Errorf("Stats grew by %+v, want %+v", d, wantDelta)
+			}
+			if r := s.Stats().Retries - before.Retries; r != wantRetries {
+				t.Errorf("Retries grew by %d, want %d", r, wantRetries)
 			}
 		})
 	}
