@@ -511,3 +511,32 @@ func TestGroupCommitKeepsOrderAndCounters(t *testing.T) {
 		t.Errorf("sessions whose counters differ from their rows: %q", bad)
 	}
 }
+
+// TestCloseWaitsForQueuedWrites: Close called while writes wait in the
+// queue lets every one of them commit, then closes; a write after it gets
+// ErrClosed.
+func TestCloseWaitsForQueuedWrites(t *testing.T) {
+	t.Parallel()
+	s, path := openStore(t, nil)
+	mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
+	release := holdWriter(t, s)
+	out := queueCalls(t, s, appendCall(s, "s", "a"), appendCall(s, "s", "b"))
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	release()
+	for i, o := range collect(out) {
+		if o.err != nil {
+			t.Errorf("call %d: %v", i, o.err)
+		}
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := appendCall(s, "s", "c")(); !errors.Is(err, ErrClosed) {
+		t.Errorf("append after Close: %v, want ErrClosed", err)
+	}
+	again := openAt(t, path, nil)
+	if diff := cmp.Diff([]string{"a", "b"}, sessionContents(t, again, "s")); diff != "" {
+		t.Errorf("messages after reopening (-want +got):\n%s", diff)
+	}
+}
