@@ -147,3 +147,16 @@ func since(s *Store, before Stats) statsDelta {
 	now := s.Stats()
 	return statsDelta{now.Writes - before.Writes, now.Groups - before.Groups, now.BusyFailures - before.BusyFailures}
 }
+
+// checkHealthy fails the test unless Check finds nothing wrong: integrity,
+// both full-text indexes exactly in step with the messages, counters.
+func checkHealthy(t *testing.T, s *Store) {
+	t.Helper()
+	h, err := s.Check(context.Background())
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if !h.OK() {
+		t.Errorf("Check found problems: %+v", h.Problems())
+	}
+}

@@ -90,6 +90,7 @@ func TestGroupCommitFailedWriteFailsOnlyItsCaller(t *testing.T) {
 	if n := messageCount(t, s, "s"); n != 4 {
 		t.Errorf("message_count = %d, want 4", n)
 	}
+	checkHealthy(t, s)
 	if d := since(s, before); d != (statsDelta{Writes: 5, Groups: 2}) {
 		t.Errorf("Stats grew by %+v, want the held write and the four in one more group", d)
 	}
@@ -154,6 +155,7 @@ func TestGroupCommitWriteThatEndsTheTransaction(t *testing.T) {
 	if n := messageCount(t, s, "s"); n != 4 {
 		t.Errorf("message_count = %d, want 4", n)
 	}
+	checkHealthy(t, s)
 	// a and b ran in all three transactions, c in the last two.
 	var gotRuns [6]int32
 	for i := range runs {
@@ -210,6 +212,7 @@ func TestGroupCommitPanicFailsOnlyItsCaller(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "b", "c"}, sessionContents(t, s, "s")); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
+	checkHealthy(t, s)
 	if n := messageCount(t, s, "s"); n != 3 {
 		t.Errorf("message_count = %d, want 3", n)
 	}
@@ -364,6 +367,7 @@ func TestGroupCommitCommitErrorFailsEveryWrite(t *testing.T) {
 	if n := messageCount(t, s, "s"); n != 0 {
 		t.Errorf("message_count = %d, want 0", n)
 	}
+	checkHealthy(t, s)
 	if d := since(s, before); d != (statsDelta{Writes: 1, Groups: 1}) {
 		t.Errorf("Stats grew by %+v, want only the held write", d)
 	}
@@ -504,6 +508,7 @@ func TestGroupCommitKeepsOrderAndCounters(t *testing.T) {
 	if len(rows) != goroutines*each {
 		t.Errorf("%d messages, want %d", len(rows), goroutines*each)
 	}
+	checkHealthy(t, s)
 	// Why hand-written: the counters against the rows, for every session.
 	if bad := dbtest.Values[string](t, s.r, `SELECT s.id FROM sessions s
 		WHERE s.message_count != (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)
