@@ -17,6 +17,11 @@
 //     transcripts, pruning or vacuuming is killed with SIGKILL at a random
 //     moment; reopened, the file holds exactly the acknowledged writes (plus,
 //     at most, the one in flight, whole), and passes every check.
+//   - TestKilledGroupCommitLosesNothing: a child whose 8 goroutines append
+//     at synchronous=FULL through one store, so that their writes share
+//     commits, is killed at random moments; reopened, every acknowledged
+//     append is there with its id and in its goroutine's order, and each
+//     write in flight is whole or absent.
 //   - TestKilledMigrationIsAllOrNothing: a child migrating a 50,000-message
 //     v6 file to v21 is killed; the file is left at v6 or v21 with exactly
 //     that version's schema, and the next Open finishes the job.

@@ -44,6 +44,8 @@ func runHelper(name string) int {
 		err = runMigrateChild()
 	case "hold-read":
 		err = runReadHolder()
+	case "group-append":
+		err = runGroupChild()
 	default:
 		err = fmt.Errorf("unknown helper %q", name)
 	}

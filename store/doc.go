@@ -47,7 +47,16 @@
 // other error rolled back and returned at once, a PASSIVE WAL checkpoint
 // after every Options.CheckpointEvery-th write and a merge of the full-text
 // indexes after every Options.OptimizeEvery-th. [Store.Stats] counts writes,
-// retries, busy failures and checkpoints.
+// the transactions that committed them, retries, busy failures and
+// checkpoints.
+//
+// Concurrent writes of one Store share transactions (group commit): a write
+// arriving while another commits waits for that commit, then runs with the
+// others queued behind it in one transaction, each in a savepoint of its
+// own and in arrival order, so that one fsync commits them all at
+// synchronous=FULL. Each call still returns only after the commit holding
+// its write, a failing write fails only its own caller, and a lone write
+// starts at once, in a transaction of its own.
 //
 // # The API
 //

@@ -254,7 +254,7 @@ func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error
 
 // RebuildSearchIndex drops both full-text indexes (messages_fts and
 // messages_fts_trigram) with their triggers, recreates them as the schema
-// declares them and indexes every message again, in one write transaction:
+// declares them and indexes every message again, in one write transaction of its own (shared with no other write):
 // the repair for an index that search reports as damaged (ErrCorrupt) or
 // that Check finds out of step with the messages. Searches running
 // meanwhile see the old index until it commits. It takes time and space
@@ -264,7 +264,7 @@ func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error
 // ErrClosed.
 func (s *Store) RebuildSearchIndex(ctx context.Context) (err error) {
 	defer wrap(&err, "rebuild search index")
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.writeAlone(ctx, func(ctx context.Context, tx db.DBTX) error {
 		done, err := migrations.RebuildFTS(ctx, tx.(*sql.Tx))
 		for _, d := range done {
 			s.log.InfoContext(ctx, d)

@@ -126,9 +126,10 @@ func (s *Store) checkSearchIndexes(ctx context.Context) (*Store, error) {
 }
 
 // rebuildEmptySearchIndexes rebuilds both indexes in one write
-// transaction, unless another process rebuilt them since the check.
+// transaction of its own (writeAlone: a schema change), unless another
+// process rebuilt them since the check.
 func (s *Store) rebuildEmptySearchIndexes(ctx context.Context) error {
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.writeAlone(ctx, func(ctx context.Context, tx db.DBTX) error {
 		if empty, err := emptySearchIndexes(ctx, tx); err != nil || len(empty) == 0 {
 			return err
 		}

@@ -34,8 +34,19 @@ type Store struct {
 	mu     sync.RWMutex
 	closed bool
 
+	// group is the queue of writes waiting for a shared transaction
+	// (groupcommit.go).
+	group groupQueue
+	// directWrites, set only by tests and benchmarks before any write,
+	// makes every write take the path before group commit: its own
+	// transaction, no queue.
+	directWrites bool
+	// beforeGroupBegin, set only by tests before any write, is called
+	// before each BEGIN of a transaction shared by two or more writes.
+	beforeGroupBegin func()
+
 	stats struct {
-		writes, retries, busy, checkpoints, optimizes atomic.Uint64
+		writes, groups, retries, busy, checkpoints, optimizes atomic.Uint64
 	}
 }
 

@@ -2,20 +2,23 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"log/slog"
 
 	"github.com/hermesstate/hermesstate/db"
-	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
 // Stats counts what this Store's write helper did since Open.
 type Stats struct {
-	// Writes is the number of committed write transactions.
+	// Writes is the number of committed writes (calls of the write
+	// helper whose transaction committed).
 	Writes uint64
-	// Retries is the number of attempts that found the database locked and
-	// were run again.
+	// Groups is the number of write transactions committed: a lone write
+	// commits in a transaction of its own, concurrent ones share one
+	// (group commit), so Writes/Groups is the mean number of writes per
+	// fsync.
+	Groups uint64
+	// Retries is the number of transaction attempts that found the
+	// database locked and were run again (a group's attempt counts once).
 	Retries uint64
 	// BusyFailures is the number of writes that gave up with ErrBusy.
 	BusyFailures uint64
@@ -31,6 +34,7 @@ type Stats struct {
 func (s *Store) Stats() Stats {
 	return Stats{
 		Writes:       s.stats.writes.Load(),
+		Groups:       s.stats.groups.Load(),
 		Retries:      s.stats.retries.Load(),
 		BusyFailures: s.stats.busy.Load(),
 		Checkpoints:  s.stats.checkpoints.Load(),
@@ -38,24 +42,51 @@ func (s *Store) Stats() Stats {
 	}
 }
 
-// write is the one way every write reaches the database. It runs fn in one
+// write is the one way every write reaches the database. It runs fn in a
 // BEGIN IMMEDIATE transaction on the writer connection and commits it.
+//
+// Concurrent writes share transactions (group commit, see groupcommit.go):
+// a write that arrives while another transaction is committing waits for
+// it, then runs with every write queued behind it in one transaction, each
+// fn in a savepoint of its own, in arrival order, committed with one
+// fsync. A write that finds no transaction in flight starts at once, alone.
+// Either way write returns only after the COMMIT that holds fn's writes
+// returned (at synchronous=FULL: synced), and a fn that fails leaves
+// nothing and fails only its own caller.
 //
 // When BEGIN, a statement or COMMIT fails with SQLITE_BUSY or SQLITE_LOCKED
 // (classified by error code), the transaction is rolled back and the whole of
-// fn runs again, up to Options.WriteAttempts times, sleeping a random
-// RetryMinDelay–RetryMaxDelay between attempts; fn must therefore be safe to
-// run more than once (compute everything inside it). Any other error, or ctx
-// ending, rolls back and returns at once, leaving the database as it was.
+// fn (with the rest of its group) runs again, up to Options.WriteAttempts
+// times, sleeping a random RetryMinDelay–RetryMaxDelay between attempts; fn
+// must therefore be safe to run more than once (compute everything inside
+// it). Any other error rolls back fn's writes and returns at once, leaving
+// the database as it was. When ctx ends before fn started, write returns
+// ctx's error with nothing written; once fn runs, its statements run with
+// ctx. A panic in fn rolls its writes back and is raised again in the
+// caller's goroutine.
+//
 // After every CheckpointEvery-th successful write a PASSIVE checkpoint runs,
 // and after every OptimizeEvery-th the full-text indexes are merged
-// (optimizeFTS), as upstream's _execute_write does; neither counts as a
-// write, and a failure of either is logged, never returned: the write
-// itself committed.
+// (optimizeFTS), as upstream's _execute_write does (once for a group that
+// reaches the count); neither counts as a write, and a failure of either
+// is logged, never returned: the write itself committed.
 //
 // It returns fn's error, an error matching ErrBusy when the attempts ran out,
 // ErrReadOnly on a read-only store, or ErrClosed.
 func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DBTX) error) error {
+	return s.writeWith(ctx, fn, false)
+}
+
+// writeAlone is write for a fn that must have a transaction of its own,
+// shared with no other write: the full-text index rebuilds, which drop and
+// create tables (a schema change), take the *sql.Tx itself and may run for
+// minutes. It queues like any write.
+func (s *Store) writeAlone(ctx context.Context, fn func(ctx context.Context, tx db.DBTX) error) error {
+	return s.writeWith(ctx, fn, true)
+}
+
+// writeWith is write and writeAlone.
+func (s *Store) writeWith(ctx context.Context, fn writeFn, alone bool) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
@@ -64,17 +95,22 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DB
 	if err != nil {
 		return err
 	}
-	err = sqlite.WriteTx(ctx, w, s.retry, func(ctx context.Context, tx *sql.Tx) error {
-		return fn(ctx, tx)
-	})
-	if err != nil {
-		if errors.Is(err, sqlite.ErrBusy) {
-			s.stats.busy.Add(1)
+	if s.directWrites {
+		// Tests and benchmarks only: the path before group commit.
+		m := &pendingWrite{ctx: ctx, fn: fn}
+		if k, n := s.runOwn(w, m, m); k > 0 {
+			s.periodic(ctx, n, k)
 		}
-		return err
+		return m.result()
 	}
-	n := s.stats.writes.Add(1)
-	if every := s.opts.CheckpointEvery; every > 0 && n%uint64(every) == 0 {
+	return s.groupWrite(ctx, w, fn, alone)
+}
+
+// periodic runs the PASSIVE checkpoint and the full-text index merge when
+// the last k writes, which brought the Writes counter to n, reached a
+// multiple of CheckpointEvery or OptimizeEvery.
+func (s *Store) periodic(ctx context.Context, n uint64, k int) {
+	if due(n, k, s.opts.CheckpointEvery) {
 		s.stats.checkpoints.Add(1)
 		if _, err := s.checkpoint(ctx, CheckpointPassive); err != nil {
 			// Upstream logs a failed periodic checkpoint as a warning
@@ -84,11 +120,20 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DB
 			s.log.WarnContext(ctx, "WAL checkpoint (PASSIVE) failed", slog.Any("error", err))
 		}
 	}
-	if every := s.opts.OptimizeEvery; every > 0 && n%uint64(every) == 0 {
+	if due(n, k, s.opts.OptimizeEvery) {
 		s.stats.optimizes.Add(1)
 		if _, err := s.optimizeFTS(ctx); err != nil {
 			s.log.WarnContext(ctx, "periodic FTS optimize failed", slog.Any("error", err))
 		}
 	}
-	return nil
+}
+
+// due reports whether counting k more writes, up to n, passed a multiple of
+// every (never when every is not positive).
+func due(n uint64, k, every int) bool {
+	if every <= 0 {
+		return false
+	}
+	e := uint64(every)
+	return n/e != (n-uint64(k))/e
 }
