@@ -198,15 +198,24 @@ DELETE FROM sessions WHERE id = @id;
 
 -- SessionBrowse is search_sessions: every session (children included) with
 -- the time of its last message (else its start), most recently active
--- first. Upstream LEFT JOINs a MAX(timestamp) GROUP BY session_id over
--- every message, which reads the whole (session_id, timestamp) index
--- however few sessions the source keeps. The correlated MAX here is one
--- seek to the end of the session's run in that index (SQLite's min/max
--- optimisation), so the cost follows the sessions, not the messages: 2.7
--- times faster on 100,000 messages, same rows (TestSessionBrowseSameRows
--- compares both texts). It gives the same value for every session, one
--- without messages included (NULL, so the start). ORDER BY last_active
--- names the result column in both, the CAST value, ties as upstream.
+-- first, ties by newer start, then greater id. Two changes from upstream's
+-- text, same rows (TestSessionBrowseSameRows runs both):
+--
+-- Upstream LEFT JOINs a MAX(timestamp) GROUP BY session_id over every
+-- message, which reads the whole (session_id, timestamp) index however few
+-- sessions the source keeps. The correlated MAX here is one seek to the
+-- end of the session's run in that index (the min/max optimisation), so
+-- the cost follows the sessions, not the messages. It is the same value
+-- for every session, NULL (so the start) for one without messages.
+--
+-- SQLite builds a row's result columns before it sorts, so sorting whole
+-- rows copies every session's system prompt (kilobytes each) into the
+-- sorter to return 20. The subquery sorts only rowids by the three keys
+-- and keeps the page, and the outer query reads just the page's rows and
+-- puts them in the same order by the same keys (id is the primary key, so
+-- rows tie on all three only with NULL ids, which SQLite's TEXT PRIMARY
+-- KEY admits and upstream leaves unordered too). sqlc cannot expand
+-- sqlc.embed over a subquery in FROM, hence IN.
 -- name: SessionBrowse :many
 SELECT sqlc.embed(s),
     CAST(COALESCE(
@@ -214,9 +223,16 @@ SELECT sqlc.embed(s),
         s.started_at
     ) AS REAL) AS last_active
 FROM sessions s
-WHERE CAST(sqlc.narg(source) AS TEXT) IS NULL OR s.source = sqlc.narg(source)
-ORDER BY last_active DESC, s.started_at DESC, s.id DESC
-LIMIT @limit OFFSET @offset;
+WHERE s.rowid IN (
+    SELECT b.rowid FROM sessions b
+    WHERE CAST(sqlc.narg(source) AS TEXT) IS NULL OR b.source = sqlc.narg(source)
+    ORDER BY CAST(COALESCE(
+            (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = b.id),
+            b.started_at
+        ) AS REAL) DESC, b.started_at DESC, b.id DESC
+    LIMIT @limit OFFSET @offset
+)
+ORDER BY last_active DESC, s.started_at DESC, s.id DESC;
 
 -- SessionLastActive is a session's last activity as the export order
 -- computes it: its newest message's timestamp, else its start. Not CAST:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -34,9 +35,11 @@ type planCorpusRows struct {
 //
 //   - sources cli, telegram, discord and tool; cwds; archived sessions;
 //   - sessions without messages (MAX(timestamp) is NULL, the start counts);
-//   - ties: every 50th session starts with its predecessor, every 37th
-//     ends its messages at one shared timestamp, and one timestamp repeats
-//     inside a session;
+//   - ties: every 50th session starts with its predecessor, both without
+//     messages (a tie on start and last activity: the id decides); every
+//     37th ends its messages at one shared timestamp, its start running
+//     against its id (the start decides); one timestamp repeats inside a
+//     session;
 //   - odd stored types in REAL columns: integer timestamps, a timestamp
 //     stored as non-numeric text, one as a BLOB, a started_at stored as
 //     text (REAL affinity keeps what it cannot convert);
@@ -46,7 +49,8 @@ type planCorpusRows struct {
 //   - /branch children by marker and by a parent ended 'branched',
 //     delegate children, the v16 '__orphaned__' marker, a model_config that
 //     is not JSON and one that is JSONB;
-//   - rewound (active 0) and compacted messages.
+//   - rewound (active 0) and compacted messages;
+//   - a system prompt of 4 to 12 KB on every session.
 func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
@@ -54,8 +58,8 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
 		insSession, err := tx.PrepareContext(ctx, `INSERT INTO sessions
 			(id, source, model, model_config, parent_session_id, started_at, ended_at, end_reason,
-			 message_count, cwd, title, archived)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`)
+			 message_count, cwd, title, archived, system_prompt)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`)
 		if err != nil {
 			return err
 		}
@@ -77,9 +81,13 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 			}
 			return out
 		}
+		// Hermes stores the whole system prompt on every session: 4 to 12
+		// KB here (overflow pages, as in users' files).
+		prompt := strings.Repeat("You are Hermes, a helpful agent. Use the tools you are given. ", 200)
 		session := func(id, source string, modelConfig, parent any, start, ended, endReason any, cwd, title any, archived int64) error {
 			n.sessions++
-			_, err := insSession.ExecContext(ctx, id, source, "gpt-test", modelConfig, parent, start, ended, endReason, 0, cwd, title, archived)
+			p := prompt[:4096+rng.IntN(8192)]
+			_, err := insSession.ExecContext(ctx, id, source, "gpt-test", modelConfig, parent, start, ended, endReason, 0, cwd, title, archived, p)
 			return err
 		}
 		// messages writes k messages from start on, returning the last
@@ -127,13 +135,18 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 		for i := 0; i < c.Sessions; i++ {
 			id := fmt.Sprintf("s%05d", i)
 			start := 1.7e9 + float64(i)*60
-			if i%50 == 49 {
-				start = prevStart // tie on started_at
+			switch {
+			case i%50 == 49:
+				start = prevStart // tie on started_at (and, without messages, on last_active)
+			case i%37 == 0:
+				// These end at one shared time; their starts run against
+				// their ids, so the tie order tells start from id.
+				start = 1.6e9 - float64(i)
 			}
 			prevStart = start
 			var startArg any = start
 			if i == 7 {
-				startArg = "yesterday" // text in a REAL column
+				startArg = "yesterday" // text in a REAL column, and no messages
 			}
 			var cwd, title, modelConfig any
 			if i%3 == 0 {
@@ -151,8 +164,11 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 				modelConfig = `{"temperature":0.5}`
 			}
 			k := rng.IntN(2*c.MeanMessages + 1)
-			if i%13 == 0 {
+			switch {
+			case i%13 == 0 || i == 7 || i%50 == 48 || i%50 == 49:
 				k = 0
+			case i == 11 || i == 12 || i%37 == 0:
+				k = max(k, 3) // they carry the odd or shared last timestamps
 			}
 			compressed := i%10 == 0 && k > 0
 			var ended, reason any

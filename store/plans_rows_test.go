@@ -79,14 +79,15 @@ func TestSessionBrowseSameRows(t *testing.T) {
 	if empty < 50 || ties < 1 || !reflect.DeepEqual(odd, []string{"blob", "real", "text"}) {
 		t.Fatalf("corpus lacks edge cases: %d empty sessions, %d tied last-message times, timestamp types %v", empty, ties, odd)
 	}
-	// Ties at the shared last-message time come first, newest start first.
+	// Ties at the shared last-message time come first, newest start first
+	// (the smallest id: their starts run against their ids).
 	// The text and BLOB last messages CAST to 0, as does the start stored
 	// as text ("yesterday") of s00007, which has no messages: those three
 	// tie at 0 and sort last, by stored start, where text sorts above
 	// every number.
 	first, last := all[0], all[len(all)-3:]
-	if first[0] != "s01184" || first[len(first)-1] != 1.75e9 {
-		t.Fatalf("first row %v (last_active %v), want s01184 at 1.75e9", first[0], first[len(first)-1])
+	if first[0] != "s00037" || first[len(first)-1] != 1.75e9 || all[1][0] != "s00074" {
+		t.Fatalf("first rows %v, %v (last_active %v), want s00037, s00074 at 1.75e9", first[0], all[1][0], first[len(first)-1])
 	}
 	if got := []any{last[0][0], last[1][0], last[2][0]}; !reflect.DeepEqual(got, []any{"s00007", "s00012", "s00011"}) {
 		t.Fatalf("last rows %v, want s00007, s00012, s00011", got)

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermesstate/hermesstate/db"
+)
+
+// The plan benchmarks run a rewritten statement and the statement it
+// replaced alternately in one run over one populated file (the plan corpus
+// at 3,000 top-level sessions and about 100,000 messages, built once per
+// process in sharedDir), check before timing that both return the same
+// rows, and report old-ns/op, new-ns/op and their ratio new/old.
+
+var plansBench struct {
+	once  sync.Once
+	store *Store
+	rows  planCorpusRows
+	err   error
+}
+
+// plansBenchStore returns the shared plan-benchmark store, building it on
+// first use.
+func plansBenchStore(b *testing.B) *Store {
+	b.Helper()
+	plansBench.once.Do(func() {
+		start := time.Now()
+		s, err := Open(context.Background(), filepath.Join(sharedDir, "plans.db"), nil)
+		if err != nil {
+			plansBench.err = err
+			return
+		}
+		plansBench.store = s
+		plansBench.rows = buildPlanCorpus(b, s, planCorpus{Sessions: 3000, MeanMessages: 33, Seed: 21})
+		b.Logf("plan corpus: %d sessions, %d messages, built in %v", plansBench.rows.sessions, plansBench.rows.messages, time.Since(start).Round(time.Millisecond))
+	})
+	if plansBench.err != nil {
+		b.Fatalf("building the plan corpus: %v", plansBench.err)
+	}
+	return plansBench.store
+}
+
+// rowsOf runs query on q and returns its rows with their Go types, the
+// work a caller does to read them.
+func rowsOf(ctx context.Context, q db.DBTX, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%#v", vals))
+	}
+	return out, rows.Err()
+}
+
+// compareSQL checks that oldSQL and newSQL return the same rows for args,
+// then runs them alternately b.N times each and reports their mean times
+// and the ratio new/old.
+func compareSQL(b *testing.B, q db.DBTX, oldSQL, newSQL string, args ...any) {
+	b.Helper()
+	ctx := context.Background()
+	want, err := rowsOf(ctx, q, oldSQL, args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, err := rowsOf(ctx, q, newSQL, args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		b.Fatalf("%d rows, the old statement %d: %s", len(got), len(want), firstDiff(got, want))
+	}
+	var oldTime, newTime time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		first, second, t1, t2 := oldSQL, newSQL, &oldTime, &newTime
+		if i%2 == 1 {
+			first, second, t1, t2 = newSQL, oldSQL, &newTime, &oldTime
+		}
+		start := time.Now()
+		r1, err := rowsOf(ctx, q, first, args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		r2, err := rowsOf(ctx, q, second, args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		*t1 += mid.Sub(start)
+		*t2 += time.Since(mid)
+		if len(r1) != len(want) || len(r2) != len(want) {
+			b.Fatalf("%d and %d rows, want %d", len(r1), len(r2), len(want))
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(oldTime.Nanoseconds())/n, "old-ns/op")
+	b.ReportMetric(float64(newTime.Nanoseconds())/n, "new-ns/op")
+	b.ReportMetric(float64(newTime)/float64(oldTime), "new/old")
+}
+
+// BenchmarkPlansSessionBrowse is search_sessions (SessionBrowse) against
+// upstream's GROUP BY form: the default page of 20, one source's page, and
+// every session.
+func BenchmarkPlansSessionBrowse(b *testing.B) {
+	s := plansBenchStore(b)
+	newSQL := sqlcStatements(b)["SessionBrowse"]
+	for _, c := range []struct {
+		name   string
+		source any
+		limit  int
+	}{{"All20", nil, 20}, {"Telegram20", "telegram", 20}, {"AllSessions", nil, -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			compareSQL(b, s.r, oldSessionBrowseSQL, newSQL, c.source, 0, c.limit)
+		})
+	}
+}
+
+// BenchmarkPlansExportOrder is the export's session order against
+// upstream's GROUP BY form, read to the end.
+func BenchmarkPlansExportOrder(b *testing.B) {
+	s := plansBenchStore(b)
+	compareSQL(b, s.r, oldExportOrderSQL, exportOrderSQL, nil)
+}
+
