@@ -142,4 +142,3 @@ func BenchmarkPlansExportOrder(b *testing.B) {
 	s := plansBenchStore(b)
 	compareSQL(b, s.r, oldExportOrderSQL, exportOrderSQL, nil)
 }
-
