@@ -129,7 +129,7 @@ func (q *Queries) SessionLatestTitleVariant(ctx context.Context, db DBTX, patter
 
 const sessionLineageTitles = `-- name: SessionLineageTitles :many
 SELECT CAST(title AS TEXT) AS title FROM sessions
-WHERE title = ?1 OR (title LIKE ?2 ESCAPE char(92))
+WHERE title IS NOT NULL AND (title = ?1 OR (title LIKE ?2 ESCAPE char(92)))
 `
 
 type SessionLineageTitlesParams struct {
@@ -138,7 +138,13 @@ type SessionLineageTitlesParams struct {
 }
 
 // SessionLineageTitles lists the titles of a lineage: the base title itself
-// and every 'base #...' variant (pattern LIKE-escaped).
+// and every 'base #...' variant (pattern LIKE-escaped), in no order.
+// title IS NOT NULL changes no row (NULL matches neither test) but lets
+// SQLite read the titles from the partial index idx_sessions_title_unique
+// alone: without it the statement reads every session row, and title lies
+// after system_prompt, so each read follows that prompt's overflow pages.
+// A case-insensitive LIKE with ESCAPE cannot narrow the index to a range,
+// so the index is still read whole, but it holds only titles.
 func (q *Queries) SessionLineageTitles(ctx context.Context, db DBTX, arg SessionLineageTitlesParams) ([]string, error) {
 	rows, err := db.QueryContext(ctx, sessionLineageTitles, arg.Base, arg.Pattern)
 	if err != nil {

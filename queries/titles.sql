@@ -25,10 +25,16 @@ SELECT id FROM sessions WHERE title LIKE @pattern ESCAPE char(92)
 ORDER BY started_at DESC LIMIT 1;
 
 -- SessionLineageTitles lists the titles of a lineage: the base title itself
--- and every 'base #...' variant (pattern LIKE-escaped).
+-- and every 'base #...' variant (pattern LIKE-escaped), in no order.
+-- title IS NOT NULL changes no row (NULL matches neither test) but lets
+-- SQLite read the titles from the partial index idx_sessions_title_unique
+-- alone: without it the statement reads every session row, and title lies
+-- after system_prompt, so each read follows that prompt's overflow pages.
+-- A case-insensitive LIKE with ESCAPE cannot narrow the index to a range,
+-- so the index is still read whole, but it holds only titles.
 -- name: SessionLineageTitles :many
 SELECT CAST(title AS TEXT) AS title FROM sessions
-WHERE title = @base OR (title LIKE @pattern ESCAPE char(92));
+WHERE title IS NOT NULL AND (title = @base OR (title LIKE @pattern ESCAPE char(92)));
 
 -- SessionIsCompressionAncestor is upstream's _is_compression_ancestor: is
 -- ancestor reached from descendant by walking parent links, each step from

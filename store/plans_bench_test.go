@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +79,13 @@ func rowsOf(ctx context.Context, q db.DBTX, query string, args ...any) ([]string
 // and the ratio new/old.
 func compareSQL(b *testing.B, q db.DBTX, oldSQL, newSQL string, args ...any) {
 	b.Helper()
+	compareSQLRows(b, q, false, oldSQL, newSQL, args...)
+}
+
+// compareSQLRows is compareSQL; unordered compares the rows as sets, for
+// statements that promise no order.
+func compareSQLRows(b *testing.B, q db.DBTX, unordered bool, oldSQL, newSQL string, args ...any) {
+	b.Helper()
 	ctx := context.Background()
 	want, err := rowsOf(ctx, q, oldSQL, args...)
 	if err != nil {
@@ -86,6 +94,10 @@ func compareSQL(b *testing.B, q db.DBTX, oldSQL, newSQL string, args ...any) {
 	got, err := rowsOf(ctx, q, newSQL, args...)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if unordered {
+		sort.Strings(want)
+		sort.Strings(got)
 	}
 	if len(want) == 0 || !reflect.DeepEqual(got, want) {
 		b.Fatalf("%d rows, the old statement %d: %s", len(got), len(want), firstDiff(got, want))
@@ -141,4 +153,23 @@ func BenchmarkPlansSessionBrowse(b *testing.B) {
 func BenchmarkPlansExportOrder(b *testing.B) {
 	s := plansBenchStore(b)
 	compareSQL(b, s.r, oldExportOrderSQL, exportOrderSQL, nil)
+}
+
+// BenchmarkPlansLineageTitles is NextTitleInLineage's statement against
+// the one that read every session row for the titles.
+func BenchmarkPlansLineageTitles(b *testing.B) {
+	s := plansBenchStore(b)
+	compareSQLRows(b, s.r, true, oldLineageTitlesSQL, sqlcStatements(b)["SessionLineageTitles"], "Title 5", *likePrefix("Title 5", " #%"))
+}
+
+// BenchmarkPlansDescendants is Descendants of a compression root with a
+// chain of continuations against the plain-JOIN statement.
+func BenchmarkPlansDescendants(b *testing.B) {
+	s := plansBenchStore(b)
+	var root string
+	err := s.r.QueryRowContext(context.Background(), `SELECT parent_session_id FROM sessions WHERE id LIKE 's%-c3' ORDER BY id LIMIT 1`).Scan(&root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	compareSQL(b, s.r, oldDescendantsSQL, sqlcStatements(b)["SessionDescendants"], root)
 }

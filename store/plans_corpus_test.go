@@ -50,7 +50,8 @@ type planCorpusRows struct {
 //     delegate children, the v16 '__orphaned__' marker, a model_config that
 //     is not JSON and one that is JSONB;
 //   - rewound (active 0) and compacted messages;
-//   - a system prompt of 4 to 12 KB on every session.
+//   - a system prompt of 4 to 12 KB on every session;
+//   - titles on every fifth session, and "Title 5 #n" lineage variants.
 func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
@@ -253,6 +254,14 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 				if err := messages(id+"-b", 3, start+float64(k)*1.5+11, nil); err != nil {
 					return err
 				}
+			}
+		}
+		// Title variants of a lineage ("base #n"), in other cases too (LIKE
+		// ignores ASCII case), and near misses.
+		for id, title := range map[string]string{"s00001": "Title 5 #2", "s00003": "title 5 #3", "s00009": "TITLE 5 #10",
+			"s00013": "Title 5 #", "s00017": "Title 5_#4", "s00019": "Title 5 #2 #3", "s00021": "Title 50 #2"} {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id); err != nil {
+				return err
 			}
 		}
 		// A JSONB model_config, which json_valid(x, 10) accepts.

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/hermesstate/hermesstate/internal/dbtest"
@@ -24,6 +25,25 @@ LEFT JOIN (
 WHERE CAST(?1 AS TEXT) IS NULL OR s.source = ?1
 ORDER BY last_active DESC, s.started_at DESC, s.id DESC
 LIMIT ?3 OFFSET ?2`
+
+	// oldLineageTitlesSQL is SessionLineageTitles before: without the
+	// title IS NOT NULL that lets it read the title index alone.
+	oldLineageTitlesSQL = `
+SELECT CAST(title AS TEXT) AS title FROM sessions
+WHERE title = ?1 OR (title LIKE ?2 ESCAPE char(92))`
+
+	// oldDescendantsSQL is SessionDescendants before: a plain JOIN.
+	oldDescendantsSQL = `
+WITH RECURSIVE descendants(id, depth) AS (
+    SELECT s.id, 0 FROM sessions s WHERE s.id = ?1
+    UNION ALL
+    SELECT s.id, d.depth + 1
+    FROM descendants d JOIN sessions s ON s.parent_session_id = d.id
+    WHERE d.depth < 100
+)
+SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(d.depth AS INTEGER) AS depth
+FROM descendants d JOIN sessions s ON s.id = d.id
+ORDER BY d.depth, s.started_at, s.id`
 
 	// oldExportOrderSQL is exportOrderSQL before, the same join.
 	oldExportOrderSQL = `
@@ -136,4 +156,55 @@ func firstDiff(got, want []string) string {
 		}
 	}
 	return ""
+}
+
+// TestLineageTitlesSameRows compares SessionLineageTitles with the
+// statement it replaced for bases with and without variants. The rows come
+// in no order (the caller takes the highest number), so they are sorted.
+func TestLineageTitlesSameRows(t *testing.T) {
+	t.Parallel()
+	s, _ := plansFixture(t)
+	newSQL := sqlcStatements(t)["SessionLineageTitles"]
+	for base, want := range map[string][]string{
+		"Title 5":  {"TITLE 5 #10", "Title 5", "Title 5 #", "Title 5 #2", "Title 5 #2 #3", "title 5 #3"},
+		"title 5":  {"TITLE 5 #10", "Title 5 #", "Title 5 #2", "Title 5 #2 #3", "title 5 #3"},
+		"Title 50": {"Title 50", "Title 50 #2"},
+		"Nobody":   {},
+	} {
+		pattern := likePrefix(base, " #%")
+		old := dbtest.Values[string](t, s.r, oldLineageTitlesSQL, base, *pattern)
+		got := dbtest.Values[string](t, s.r, newSQL, base, *pattern)
+		sort.Strings(old)
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, old) || !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("base %q: got %q, old statement %q, want %q", base, got, old, want)
+		}
+	}
+}
+
+// TestDescendantsSameRows compares SessionDescendants with the statement
+// it replaced from every session that has children, and from a leaf and an
+// unknown id.
+func TestDescendantsSameRows(t *testing.T) {
+	t.Parallel()
+	s, _ := plansFixture(t)
+	newSQL := sqlcStatements(t)["SessionDescendants"]
+	ids := dbtest.Values[string](t, s.r, `SELECT DISTINCT parent_session_id FROM sessions WHERE parent_session_id IS NOT NULL ORDER BY 1`)
+	if len(ids) < 100 {
+		t.Fatalf("only %d sessions with children", len(ids))
+	}
+	deepest := 0
+	for _, id := range append(ids, "s00001", "nobody") {
+		want := dbtest.Rows(t, s.r, oldDescendantsSQL, id)
+		got := dbtest.Rows(t, s.r, newSQL, id)
+		if !reflect.DeepEqual(typedRows(got), typedRows(want)) {
+			t.Errorf("descendants of %s: %d rows, want %d\n%s", id, len(got), len(want), firstDiff(typedRows(got), typedRows(want)))
+		}
+		if len(got) > 0 {
+			deepest = max(deepest, int(got[len(got)-1][4].(int64)))
+		}
+	}
+	if deepest != 3 {
+		t.Fatalf("deepest descendant at depth %d, want 3 (a chain of three continuations)", deepest)
+	}
 }
