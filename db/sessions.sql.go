@@ -759,7 +759,8 @@ func (q *Queries) SessionReopen(ctx context.Context, db DBTX, id string) (int64,
 }
 
 const sessionResolvePrefix = `-- name: SessionResolvePrefix :many
-SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
+SELECT id FROM sessions
+WHERE rowid IN (SELECT rowid FROM sessions WHERE like(?1, id, char(92)))
 ORDER BY started_at DESC, id DESC LIMIT 21
 `
 
@@ -767,7 +768,12 @@ ORDER BY started_at DESC, id DESC LIMIT 21
 // first. The pattern arrives LIKE-escaped with a trailing %. Two rows would
 // tell a unique prefix from an ambiguous one; 21 let an ambiguous prefix list
 // its first 20 candidates (store.MaxAmbiguousCandidates) and say whether there
-// are more. LIKE is ASCII case-insensitive, as in the original.
+// are more. LIKE is ASCII case-insensitive, as in the original, so the
+// prefix cannot narrow the primary-key index to a range, but the subquery
+// reads that index alone (ids and rowids) and only the matches' rows are
+// read for their start: upstream's text reads every session row in start
+// order. The same rows in the same order (id is unique). like(p, id, e)
+// is id LIKE p ESCAPE e (sqlc cannot parse ESCAPE inside a subquery).
 func (q *Queries) SessionResolvePrefix(ctx context.Context, db DBTX, pattern string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, sessionResolvePrefix, pattern)
 	if err != nil {

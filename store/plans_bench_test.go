@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,12 +80,21 @@ func rowsOf(ctx context.Context, q db.DBTX, query string, args ...any) ([]string
 // and the ratio new/old.
 func compareSQL(b *testing.B, q db.DBTX, oldSQL, newSQL string, args ...any) {
 	b.Helper()
-	compareSQLRows(b, q, false, oldSQL, newSQL, args...)
+	compareSQLRows(b, q, rowCheck{}, oldSQL, newSQL, args...)
 }
 
-// compareSQLRows is compareSQL; unordered compares the rows as sets, for
-// statements that promise no order.
-func compareSQLRows(b *testing.B, q db.DBTX, unordered bool, oldSQL, newSQL string, args ...any) {
+// rowCheck says how compareSQLRows compares the two statements' rows.
+type rowCheck struct {
+	// unordered compares them as sets, for statements that promise no
+	// order.
+	unordered bool
+	// none expects no row (else at least one, so that the comparison
+	// means something).
+	none bool
+}
+
+// compareSQLRows is compareSQL with the rows compared as check says.
+func compareSQLRows(b *testing.B, q db.DBTX, check rowCheck, oldSQL, newSQL string, args ...any) {
 	b.Helper()
 	ctx := context.Background()
 	want, err := rowsOf(ctx, q, oldSQL, args...)
@@ -95,11 +105,11 @@ func compareSQLRows(b *testing.B, q db.DBTX, unordered bool, oldSQL, newSQL stri
 	if err != nil {
 		b.Fatal(err)
 	}
-	if unordered {
+	if check.unordered {
 		sort.Strings(want)
 		sort.Strings(got)
 	}
-	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+	if (len(want) == 0) != check.none || !reflect.DeepEqual(got, want) {
 		b.Fatalf("%d rows, the old statement %d: %s", len(got), len(want), firstDiff(got, want))
 	}
 	var oldTime, newTime time.Duration
@@ -159,7 +169,7 @@ func BenchmarkPlansExportOrder(b *testing.B) {
 // the one that read every session row for the titles.
 func BenchmarkPlansLineageTitles(b *testing.B) {
 	s := plansBenchStore(b)
-	compareSQLRows(b, s.r, true, oldLineageTitlesSQL, sqlcStatements(b)["SessionLineageTitles"], "Title 5", *likePrefix("Title 5", " #%"))
+	compareSQLRows(b, s.r, rowCheck{unordered: true}, oldLineageTitlesSQL, sqlcStatements(b)["SessionLineageTitles"], "Title 5", *likePrefix("Title 5", " #%"))
 }
 
 // BenchmarkPlansDescendants is Descendants of a compression root with a
@@ -172,4 +182,25 @@ func BenchmarkPlansDescendants(b *testing.B) {
 		b.Fatal(err)
 	}
 	compareSQL(b, s.r, oldDescendantsSQL, sqlcStatements(b)["SessionDescendants"], root)
+}
+
+// BenchmarkPlansLatestTitleVariant is resolve_session_by_title's variant
+// lookup, for a title with variants and one without (the common case,
+// where upstream's text reads every session), against the old statement.
+func BenchmarkPlansLatestTitleVariant(b *testing.B) {
+	s := plansBenchStore(b)
+	newSQL := sqlcStatements(b)["SessionLatestTitleVariant"]
+	for _, base := range []string{"Title 5", "Title 10"} {
+		b.Run(strings.ReplaceAll(base, " ", ""), func(b *testing.B) {
+			// "Title 10" has no variants: both answer no row.
+			compareSQLRows(b, s.r, rowCheck{none: base == "Title 10"}, oldLatestTitleVariantSQL, newSQL, *likePrefix(base, " #%"))
+		})
+	}
+}
+
+// BenchmarkPlansResolvePrefix is the id-prefix lookup (sessions resume
+// <prefix>) against the old statement.
+func BenchmarkPlansResolvePrefix(b *testing.B) {
+	s := plansBenchStore(b)
+	compareSQL(b, s.r, oldResolvePrefixSQL, sqlcStatements(b)["SessionResolvePrefix"], *likePrefix("s0012", "%"))
 }

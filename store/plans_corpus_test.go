@@ -259,7 +259,8 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 		// Title variants of a lineage ("base #n"), in other cases too (LIKE
 		// ignores ASCII case), and near misses.
 		for id, title := range map[string]string{"s00001": "Title 5 #2", "s00003": "title 5 #3", "s00009": "TITLE 5 #10",
-			"s00013": "Title 5 #", "s00017": "Title 5_#4", "s00019": "Title 5 #2 #3", "s00021": "Title 50 #2"} {
+			"s00013": "Title 5 #", "s00017": "Title 5_#4", "s00019": "Title 5 #2 #3", "s00021": "Title 50 #2",
+			"s00048": "Tie #1", "s00049": "Tie #2"} { // s00049 starts with s00048
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id); err != nil {
 				return err
 			}

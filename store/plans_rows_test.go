@@ -45,6 +45,18 @@ SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(d.depth AS INTEGER
 FROM descendants d JOIN sessions s ON s.id = d.id
 ORDER BY d.depth, s.started_at, s.id`
 
+	// oldLatestTitleVariantSQL is SessionLatestTitleVariant before: every
+	// session row read in start order until a title matches.
+	oldLatestTitleVariantSQL = `
+SELECT id FROM sessions WHERE title LIKE ?1 ESCAPE char(92)
+ORDER BY started_at DESC LIMIT 1`
+
+	// oldResolvePrefixSQL is SessionResolvePrefix before: every session
+	// row read in start order.
+	oldResolvePrefixSQL = `
+SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
+ORDER BY started_at DESC, id DESC LIMIT 21`
+
 	// oldExportOrderSQL is exportOrderSQL before, the same join.
 	oldExportOrderSQL = `
 SELECT s.id, COALESCE(m.last_active, s.started_at) AS last_active
@@ -206,5 +218,38 @@ func TestDescendantsSameRows(t *testing.T) {
 	}
 	if deepest != 3 {
 		t.Fatalf("deepest descendant at depth %d, want 3 (a chain of three continuations)", deepest)
+	}
+}
+
+// TestTitleVariantAndPrefixSameRows compares SessionLatestTitleVariant and
+// SessionResolvePrefix with the statements they replaced, a tie on start
+// (s00048 and s00049) and case-insensitive matches included.
+func TestTitleVariantAndPrefixSameRows(t *testing.T) {
+	t.Parallel()
+	s, _ := plansFixture(t)
+	stmts := sqlcStatements(t)
+	for base, want := range map[string][]string{
+		"Title 5": {"s00019"}, // the newest start among s00001, s00003, s00009, s00013, s00019
+		"title 5": {"s00019"}, // LIKE ignores ASCII case
+		"Tie":     {"s00048"}, // started with s00049, and written first
+		"Nobody":  nil,
+	} {
+		pattern := *likePrefix(base, " #%")
+		old := dbtest.Values[string](t, s.r, oldLatestTitleVariantSQL, pattern)
+		got := dbtest.Values[string](t, s.r, stmts["SessionLatestTitleVariant"], pattern)
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, want) || len(old) != len(want) || len(want) == 1 && old[0] != want[0] {
+			t.Errorf("latest variant of %q: %v, old statement %v, want %v", base, got, old, want)
+		}
+	}
+	for prefix, n := range map[string]int{"s0001": 13, "S0001": 13, "s00012": 1, "s00010": 4, "nobody": 0, "s000": 21} {
+		pattern := *likePrefix(prefix, "%")
+		old := dbtest.Values[string](t, s.r, oldResolvePrefixSQL, pattern)
+		got := dbtest.Values[string](t, s.r, stmts["SessionResolvePrefix"], pattern)
+		if !reflect.DeepEqual(got, old) || len(got) != n {
+			t.Errorf("prefix %q: %v (%d), old statement %v, want %d rows", prefix, got, len(got), old, n)
+		}
 	}
 }
