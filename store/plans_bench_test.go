@@ -40,6 +40,9 @@ func plansBenchStore(b *testing.B) *Store {
 		}
 		plansBench.store = s
 		plansBench.rows = buildPlanCorpus(b, s, planCorpus{Sessions: 3000, MeanMessages: 33, Seed: 21})
+		plansBench.err = s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+			return writeLongTranscript(ctx, tx, "long", 5000)
+		})
 		b.Logf("plan corpus: %d sessions, %d messages, built in %v", plansBench.rows.sessions, plansBench.rows.messages, time.Since(start).Round(time.Millisecond))
 	})
 	if plansBench.err != nil {
@@ -48,8 +51,59 @@ func plansBenchStore(b *testing.B) *Store {
 	return plansBench.store
 }
 
-// rowsOf runs query on q and returns its rows with their Go types, the
-// work a caller does to read them.
+// writeLongTranscript writes session id with n messages shaped like an
+// agent's: a user turn, an assistant turn with a tool call, and a tool
+// result of 2 KB, over and over.
+func writeLongTranscript(ctx context.Context, tx db.DBTX, id string, n int) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', 1.8e9)`, id); err != nil {
+		return err
+	}
+	result := strings.Repeat("total 48 drwxr-xr-x  5 user staff  160 Dec  3 build.log ", 36)
+	for i := range n {
+		role, content, calls := "user", any("please run the build again and tell me what failed"), any(nil)
+		switch i % 3 {
+		case 1:
+			role, content, calls = "assistant", "running it now", `[{"id":"c","type":"function","function":{"name":"terminal","arguments":"{\"command\":\"make\"}"}}]`
+		case 2:
+			role, content = "tool", result
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES (?, ?, ?, ?, ?)`,
+			id, role, content, calls, 1.8e9+float64(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanAll runs query on q and scans every row into interface values, as
+// a caller reading the rows does; it returns how many there were.
+func scanAll(ctx context.Context, q db.DBTX, query string, args ...any) (int, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// rowsOf runs query on q and returns its rows shown with their Go types,
+// to compare two statements' answers.
 func rowsOf(ctx context.Context, q db.DBTX, query string, args ...any) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -76,8 +130,8 @@ func rowsOf(ctx context.Context, q db.DBTX, query string, args ...any) ([]string
 }
 
 // compareSQL checks that oldSQL and newSQL return the same rows for args,
-// then runs them alternately b.N times each and reports their mean times
-// and the ratio new/old.
+// then runs them alternately b.N times each (scanning every row, and
+// checking the count) and reports their mean times and the ratio new/old.
 func compareSQL(b *testing.B, q db.DBTX, oldSQL, newSQL string, args ...any) {
 	b.Helper()
 	compareSQLRows(b, q, rowCheck{}, oldSQL, newSQL, args...)
@@ -120,19 +174,19 @@ func compareSQLRows(b *testing.B, q db.DBTX, check rowCheck, oldSQL, newSQL stri
 			first, second, t1, t2 = newSQL, oldSQL, &newTime, &oldTime
 		}
 		start := time.Now()
-		r1, err := rowsOf(ctx, q, first, args...)
+		n1, err := scanAll(ctx, q, first, args...)
 		if err != nil {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		r2, err := rowsOf(ctx, q, second, args...)
+		n2, err := scanAll(ctx, q, second, args...)
 		if err != nil {
 			b.Fatal(err)
 		}
 		*t1 += mid.Sub(start)
 		*t2 += time.Since(mid)
-		if len(r1) != len(want) || len(r2) != len(want) {
-			b.Fatalf("%d and %d rows, want %d", len(r1), len(r2), len(want))
+		if n1 != len(want) || n2 != len(want) {
+			b.Fatalf("%d and %d rows, want %d", n1, n2, len(want))
 		}
 	}
 	n := float64(b.N)
@@ -203,4 +257,21 @@ func BenchmarkPlansLatestTitleVariant(b *testing.B) {
 func BenchmarkPlansResolvePrefix(b *testing.B) {
 	s := plansBenchStore(b)
 	compareSQL(b, s.r, oldResolvePrefixSQL, sqlcStatements(b)["SessionResolvePrefix"], *likePrefix("s0012", "%"))
+}
+
+// BenchmarkPlansReplay is conversation replay (MessageConversation) and
+// get_messages (MessageList, every row) of a 5,000-message agent session
+// against the statements that sorted whole rows by id.
+func BenchmarkPlansReplay(b *testing.B) {
+	s := plansBenchStore(b)
+	stmts := sqlcStatements(b)
+	b.Run("Conversation", func(b *testing.B) {
+		compareSQL(b, s.r, oldMessageConversationSQL, stmts["MessageConversation"], 0, "long", 0)
+	})
+	b.Run("MessageList", func(b *testing.B) {
+		compareSQL(b, s.r, oldMessageListSQL, stmts["MessageList"], "long", 0, 0, -1)
+	})
+	b.Run("MessageListPage", func(b *testing.B) {
+		compareSQL(b, s.r, oldMessageListSQL, stmts["MessageList"], "long", 0, 100, 50)
+	})
 }

@@ -39,7 +39,8 @@ type planCorpusRows struct {
 //     messages (a tie on start and last activity: the id decides); every
 //     37th ends its messages at one shared timestamp, its start running
 //     against its id (the start decides); one timestamp repeats inside a
-//     session;
+//     session, and the sixth message of each is stamped before the first
+//     (a clock that stepped back: id order is not time order);
 //   - odd stored types in REAL columns: integer timestamps, a timestamp
 //     stored as non-numeric text, one as a BLOB, a started_at stored as
 //     text (REAL affinity keeps what it cannot convert);
@@ -108,8 +109,11 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 					role = "assistant"
 				}
 				var ts any = start + float64(j)*1.5
-				if j == 3 {
+				switch j {
+				case 3:
 					ts = start + 3 // repeats j == 2's timestamp
+				case 5:
+					ts = start - 10 // a clock stepped back: id order is not time order
 				}
 				if j == k-1 && lastAt != nil {
 					ts = lastAt

@@ -57,6 +57,32 @@ ORDER BY started_at DESC LIMIT 1`
 SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
 ORDER BY started_at DESC, id DESC LIMIT 21`
 
+	// oldMessageListSQL is MessageList before: the rows sorted by id.
+	// ?1 session_id, ?2 include_inactive, ?3 offset, ?4 limit.
+	oldMessageListSQL = `
+SELECT * FROM messages
+WHERE session_id = ?1 AND (CAST(?2 AS INTEGER) OR active = 1)
+ORDER BY id
+LIMIT ?4 OFFSET ?3`
+
+	// oldMessageConversationSQL is MessageConversation before. ?1
+	// include_inactive, ?2 session_id, ?3 include_ancestors.
+	oldMessageConversationSQL = `
+WITH RECURSIVE lineage(id, depth) AS (
+    SELECT CAST(?2 AS TEXT), 0
+    UNION ALL
+    SELECT s.parent_session_id, l.depth + 1
+    FROM lineage l JOIN sessions s ON s.id = l.id
+    WHERE CAST(?3 AS INTEGER) AND s.parent_session_id IS NOT NULL AND l.depth < 99
+)
+SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
+    finish_reason, reasoning, reasoning_content, reasoning_details,
+    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
+FROM messages
+WHERE session_id IN (SELECT id FROM lineage)
+  AND (CAST(?1 AS INTEGER) OR active = 1)
+ORDER BY id`
+
 	// oldExportOrderSQL is exportOrderSQL before, the same join.
 	oldExportOrderSQL = `
 SELECT s.id, COALESCE(m.last_active, s.started_at) AS last_active
@@ -251,5 +277,44 @@ func TestTitleVariantAndPrefixSameRows(t *testing.T) {
 		if !reflect.DeepEqual(got, old) || len(got) != n {
 			t.Errorf("prefix %q: %v (%d), old statement %v, want %d rows", prefix, got, len(got), old, n)
 		}
+	}
+}
+
+// TestReplaySameRows compares MessageList and MessageConversation with the
+// statements they replaced for every session of the file (every fifth for
+// the paged list), live rows only and all rows, a chain's ancestors
+// included: the same rows in the same (id) order, although each session's
+// sixth message is stamped before its first.
+func TestReplaySameRows(t *testing.T) {
+	t.Parallel()
+	s, _ := plansFixture(t)
+	stmts := sqlcStatements(t)
+	ids := dbtest.Values[string](t, s.r, `SELECT id FROM sessions ORDER BY id`)
+	outOfOrder := dbtest.Value[int](t, s.r, `SELECT COUNT(*) FROM messages a JOIN messages b ON b.session_id = a.session_id AND b.id > a.id AND b.timestamp < a.timestamp`)
+	if outOfOrder == 0 {
+		t.Fatal("no message is stamped before an earlier one")
+	}
+	compare := func(what, oldSQL, newSQL string, args ...any) int {
+		want := dbtest.Rows(t, s.r, oldSQL, args...)
+		got := dbtest.Rows(t, s.r, newSQL, args...)
+		if !reflect.DeepEqual(typedRows(got), typedRows(want)) {
+			t.Errorf("%s %v: %d rows, want %d\n%s", what, args, len(got), len(want), firstDiff(typedRows(got), typedRows(want)))
+		}
+		return len(got)
+	}
+	total := 0
+	for i, id := range append(ids, "nobody") {
+		for _, inactive := range []int{0, 1} {
+			total += compare("MessageList", oldMessageListSQL, stmts["MessageList"], id, inactive, 0, -1)
+			if i%5 == 0 {
+				compare("MessageList page", oldMessageListSQL, stmts["MessageList"], id, inactive, 3, 4)
+			}
+			for _, ancestors := range []int{0, 1} {
+				compare("MessageConversation", oldMessageConversationSQL, stmts["MessageConversation"], inactive, id, ancestors)
+			}
+		}
+	}
+	if want := 2 * dbtest.Value[int](t, s.r, `SELECT COUNT(*) FROM messages WHERE session_id IN (SELECT id FROM sessions)`); total > want || total < want/2 {
+		t.Fatalf("listed %d rows over both passes, the file has %d/2 rows in sessions", total, want)
 	}
 }
