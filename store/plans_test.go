@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -51,6 +52,23 @@ func sqlcStatements(t testing.TB) map[string]string {
 			out[name] = text
 			return true
 		})
+	}
+	// Every query of queries/*.sql must be there (db/ is regenerated from
+	// them; make verify checks it is not stale).
+	sources, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, path := range sources {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += len(regexp.MustCompile(`(?m)^-- name: `).FindAll(text, -1))
+	}
+	if len(out) != want {
+		t.Fatalf("%d generated statements, queries/*.sql names %d", len(out), want)
 	}
 	return out
 }
