@@ -286,8 +286,9 @@ SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
     finish_reason, reasoning, reasoning_content, reasoning_details,
     codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
 FROM messages
-WHERE session_id IN (SELECT id FROM lineage)
-  AND (CAST(?1 AS INTEGER) OR active = 1)
+WHERE id IN (SELECT m.id FROM messages m
+             WHERE m.session_id IN (SELECT id FROM lineage)
+               AND (CAST(?1 AS INTEGER) OR m.active = 1))
 ORDER BY id
 `
 
@@ -318,7 +319,8 @@ type MessageConversationRow struct {
 // MessageConversation reads what conversation replay needs of one session
 // or, with include_ancestors, of the session and its ancestors (100
 // sessions at most, as upstream walks them), in one global id order; the
-// live messages only unless include_inactive.
+// live messages only unless include_inactive. The ids are collected first
+// and the rows read in id order, for the reason given at MessageList.
 func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageConversationParams) ([]MessageConversationRow, error) {
 	rows, err := db.QueryContext(ctx, messageConversation, arg.IncludeInactive, arg.SessionID, arg.IncludeAncestors)
 	if err != nil {
@@ -634,7 +636,9 @@ func (q *Queries) MessageInsert(ctx context.Context, db DBTX, arg MessageInsertP
 
 const messageList = `-- name: MessageList :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
-WHERE session_id = ?1 AND (CAST(?2 AS INTEGER) OR active = 1)
+WHERE id IN (SELECT m.id FROM messages m
+             WHERE m.session_id = ?1
+               AND (CAST(?2 AS INTEGER) OR m.active = 1))
 ORDER BY id
 LIMIT ?4 OFFSET ?3
 `
@@ -650,6 +654,16 @@ type MessageListParams struct {
 // timestamp: a clock that steps back must not reorder a tool call and its
 // reply), the live ones only unless include_inactive, skipping offset rows
 // and returning at most limit (-1: all), as upstream's get_messages.
+//
+// Upstream's text (WHERE session_id = ... ORDER BY id) reads the rows
+// through idx_messages_session, in timestamp order, and sorts them by id:
+// SQLite builds each row's result columns before sorting, so every
+// message's content, tool calls and reasoning are copied into the sorter.
+// Here the subquery collects the matching ids from
+// idx_messages_session_active alone (a covering index: session_id,
+// active, then the rowid), SQLite keeps them in a sorted list, and the
+// outer query walks that list in id order, reading each row once by rowid,
+// with no sort, and stopping at the limit. Same rows, same order.
 func (q *Queries) MessageList(ctx context.Context, db DBTX, arg MessageListParams) ([]Message, error) {
 	rows, err := db.QueryContext(ctx, messageList,
 		arg.SessionID,

@@ -127,14 +127,21 @@ func (q *Queries) SessionBackfillRepoRoot(ctx context.Context, db DBTX, arg Sess
 
 const sessionBrowse = `-- name: SessionBrowse :many
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
-    CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
+    CAST(COALESCE(
+        (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id),
+        s.started_at
+    ) AS REAL) AS last_active
 FROM sessions s
-LEFT JOIN (
-    SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id
-) m ON m.session_id = s.id
-WHERE CAST(?1 AS TEXT) IS NULL OR s.source = ?1
+WHERE s.rowid IN (
+    SELECT b.rowid FROM sessions b
+    WHERE CAST(?1 AS TEXT) IS NULL OR b.source = ?1
+    ORDER BY CAST(COALESCE(
+            (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = b.id),
+            b.started_at
+        ) AS REAL) DESC, b.started_at DESC, b.id DESC
+    LIMIT ?3 OFFSET ?2
+)
 ORDER BY last_active DESC, s.started_at DESC, s.id DESC
-LIMIT ?3 OFFSET ?2
 `
 
 type SessionBrowseParams struct {
@@ -149,8 +156,25 @@ type SessionBrowseRow struct {
 }
 
 // SessionBrowse is search_sessions: every session (children included) with
-// the time of its last message, most recently active first. The grouped
-// subquery reads the (session_id, timestamp) index once for all sessions.
+// the time of its last message (else its start), most recently active
+// first, ties by newer start, then greater id. Two changes from upstream's
+// text, same rows (TestSessionBrowseSameRows runs both):
+//
+// Upstream LEFT JOINs a MAX(timestamp) GROUP BY session_id over every
+// message, which reads the whole (session_id, timestamp) index however few
+// sessions the source keeps. The correlated MAX here is one seek to the
+// end of the session's run in that index (the min/max optimisation), so
+// the cost follows the sessions, not the messages. It is the same value
+// for every session, NULL (so the start) for one without messages.
+//
+// SQLite builds a row's result columns before it sorts, so sorting whole
+// rows copies every session's system prompt (kilobytes each) into the
+// sorter to return 20. The subquery sorts only rowids by the three keys
+// and keeps the page, and the outer query reads just the page's rows and
+// puts them in the same order by the same keys (id is the primary key, so
+// rows tie on all three only with NULL ids, which SQLite's TEXT PRIMARY
+// KEY admits and upstream leaves unordered too). sqlc cannot expand
+// sqlc.embed over a subquery in FROM, hence IN.
 func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseParams) ([]SessionBrowseRow, error) {
 	rows, err := db.QueryContext(ctx, sessionBrowse, arg.Source, arg.Offset, arg.Limit)
 	if err != nil {
@@ -735,7 +759,8 @@ func (q *Queries) SessionReopen(ctx context.Context, db DBTX, id string) (int64,
 }
 
 const sessionResolvePrefix = `-- name: SessionResolvePrefix :many
-SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE char(92)
+SELECT id FROM sessions
+WHERE rowid IN (SELECT rowid FROM sessions WHERE like(?1, id, char(92)))
 ORDER BY started_at DESC, id DESC LIMIT 21
 `
 
@@ -743,7 +768,12 @@ ORDER BY started_at DESC, id DESC LIMIT 21
 // first. The pattern arrives LIKE-escaped with a trailing %. Two rows would
 // tell a unique prefix from an ambiguous one; 21 let an ambiguous prefix list
 // its first 20 candidates (store.MaxAmbiguousCandidates) and say whether there
-// are more. LIKE is ASCII case-insensitive, as in the original.
+// are more. LIKE is ASCII case-insensitive, as in the original, so the
+// prefix cannot narrow the primary-key index to a range, but the subquery
+// reads that index alone (ids and rowids) and only the matches' rows are
+// read for their start: upstream's text reads every session row in start
+// order. The same rows in the same order (id is unique). like(p, id, e)
+// is id LIKE p ESCAPE e (sqlc cannot parse ESCAPE inside a subquery).
 func (q *Queries) SessionResolvePrefix(ctx context.Context, db DBTX, pattern string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, sessionResolvePrefix, pattern)
 	if err != nil {

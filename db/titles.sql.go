@@ -112,14 +112,26 @@ func (q *Queries) SessionIsCompressionAncestor(ctx context.Context, db DBTX, arg
 }
 
 const sessionLatestTitleVariant = `-- name: SessionLatestTitleVariant :one
-SELECT id FROM sessions WHERE title LIKE ?1 ESCAPE char(92)
-ORDER BY started_at DESC LIMIT 1
+SELECT id FROM sessions
+WHERE rowid IN (SELECT rowid FROM sessions
+                WHERE title IS NOT NULL AND like(?1, title, char(92)))
+ORDER BY started_at DESC, rowid LIMIT 1
 `
 
 // SessionLatestTitleVariant finds the most recently started session titled
 // "<base> #<anything>": the pattern arrives LIKE-escaped as 'base #%'. LIKE
 // is ASCII case-insensitive and '#%' accepts any suffix, exactly as the
 // original's resolve_session_by_title.
+//
+// Upstream's text walks idx_sessions_started and reads each session's
+// title until one matches, all of them when none does, and title lies
+// after system_prompt, so each read follows that prompt's overflow pages.
+// Here the matches are found in the partial title index alone (title IS
+// NOT NULL changes no row: NULL never matches) and only they are read.
+// The rowid term is the order that walk gives rows started at the same
+// time (index entries of equal keys run by rowid), so a tie picks the
+// same session. like(p, t, e) is what t LIKE p ESCAPE e calls, written as
+// the function because sqlc cannot parse ESCAPE inside a subquery.
 func (q *Queries) SessionLatestTitleVariant(ctx context.Context, db DBTX, pattern *string) (string, error) {
 	row := db.QueryRowContext(ctx, sessionLatestTitleVariant, pattern)
 	var id string
@@ -129,7 +141,7 @@ func (q *Queries) SessionLatestTitleVariant(ctx context.Context, db DBTX, patter
 
 const sessionLineageTitles = `-- name: SessionLineageTitles :many
 SELECT CAST(title AS TEXT) AS title FROM sessions
-WHERE title = ?1 OR (title LIKE ?2 ESCAPE char(92))
+WHERE title IS NOT NULL AND (title = ?1 OR (title LIKE ?2 ESCAPE char(92)))
 `
 
 type SessionLineageTitlesParams struct {
@@ -138,7 +150,13 @@ type SessionLineageTitlesParams struct {
 }
 
 // SessionLineageTitles lists the titles of a lineage: the base title itself
-// and every 'base #...' variant (pattern LIKE-escaped).
+// and every 'base #...' variant (pattern LIKE-escaped), in no order.
+// title IS NOT NULL changes no row (NULL matches neither test) but lets
+// SQLite read the titles from the partial index idx_sessions_title_unique
+// alone: without it the statement reads every session row, and title lies
+// after system_prompt, so each read follows that prompt's overflow pages.
+// A case-insensitive LIKE with ESCAPE cannot narrow the index to a range,
+// so the index is still read whole, but it holds only titles.
 func (q *Queries) SessionLineageTitles(ctx context.Context, db DBTX, arg SessionLineageTitlesParams) ([]string, error) {
 	rows, err := db.QueryContext(ctx, sessionLineageTitles, arg.Base, arg.Pattern)
 	if err != nil {

@@ -16,7 +16,11 @@ ORDER BY l.depth;
 
 -- SessionDescendants returns a session and every session below it:
 -- depth 0 is the session itself, then its children (oldest first), their
--- children, and so on, at most 100 levels down.
+-- children, and so on, at most 100 levels down. CROSS JOIN keeps the
+-- walk's rows the outer loop, each looked up by primary key: with a plain
+-- JOIN, and no statistics, SQLite expects the CTE to be large and reads
+-- the whole primary-key index of sessions against an automatic index on
+-- the walk instead. The rows are the same (an inner join either way).
 -- name: SessionDescendants :many
 WITH RECURSIVE descendants(id, depth) AS (
     SELECT s.id, 0 FROM sessions s WHERE s.id = @id
@@ -26,7 +30,7 @@ WITH RECURSIVE descendants(id, depth) AS (
     WHERE d.depth < 100
 )
 SELECT s.id, s.title, s.started_at, s.parent_session_id, CAST(d.depth AS INTEGER) AS depth
-FROM descendants d JOIN sessions s ON s.id = d.id
+FROM descendants d CROSS JOIN sessions s ON s.id = d.id
 ORDER BY d.depth, s.started_at, s.id;
 
 -- SessionCompressionWalk is get_compression_tip's walk: from a session that

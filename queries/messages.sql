@@ -22,9 +22,21 @@ INSERT INTO messages (
 -- timestamp: a clock that steps back must not reorder a tool call and its
 -- reply), the live ones only unless include_inactive, skipping offset rows
 -- and returning at most limit (-1: all), as upstream's get_messages.
+--
+-- Upstream's text (WHERE session_id = ... ORDER BY id) reads the rows
+-- through idx_messages_session, in timestamp order, and sorts them by id:
+-- SQLite builds each row's result columns before sorting, so every
+-- message's content, tool calls and reasoning are copied into the sorter.
+-- Here the subquery collects the matching ids from
+-- idx_messages_session_active alone (a covering index: session_id,
+-- active, then the rowid), SQLite keeps them in a sorted list, and the
+-- outer query walks that list in id order, reading each row once by rowid,
+-- with no sort, and stopping at the limit. Same rows, same order.
 -- name: MessageList :many
 SELECT * FROM messages
-WHERE session_id = @session_id AND (CAST(@include_inactive AS INTEGER) OR active = 1)
+WHERE id IN (SELECT m.id FROM messages m
+             WHERE m.session_id = @session_id
+               AND (CAST(@include_inactive AS INTEGER) OR m.active = 1))
 ORDER BY id
 LIMIT @limit OFFSET @offset;
 
@@ -52,7 +64,8 @@ LIMIT @limit;
 -- MessageConversation reads what conversation replay needs of one session
 -- or, with include_ancestors, of the session and its ancestors (100
 -- sessions at most, as upstream walks them), in one global id order; the
--- live messages only unless include_inactive.
+-- live messages only unless include_inactive. The ids are collected first
+-- and the rows read in id order, for the reason given at MessageList.
 -- name: MessageConversation :many
 WITH RECURSIVE lineage(id, depth) AS (
     SELECT CAST(@session_id AS TEXT), 0
@@ -65,8 +78,9 @@ SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
     finish_reason, reasoning, reasoning_content, reasoning_details,
     codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
 FROM messages
-WHERE session_id IN (SELECT id FROM lineage)
-  AND (CAST(@include_inactive AS INTEGER) OR active = 1)
+WHERE id IN (SELECT m.id FROM messages m
+             WHERE m.session_id IN (SELECT id FROM lineage)
+               AND (CAST(@include_inactive AS INTEGER) OR m.active = 1))
 ORDER BY id;
 
 -- MessageCount counts every message row.

@@ -14,9 +14,15 @@ SELECT EXISTS (SELECT 1 FROM sessions WHERE id = @id);
 -- first. The pattern arrives LIKE-escaped with a trailing %. Two rows would
 -- tell a unique prefix from an ambiguous one; 21 let an ambiguous prefix list
 -- its first 20 candidates (store.MaxAmbiguousCandidates) and say whether there
--- are more. LIKE is ASCII case-insensitive, as in the original.
+-- are more. LIKE is ASCII case-insensitive, as in the original, so the
+-- prefix cannot narrow the primary-key index to a range, but the subquery
+-- reads that index alone (ids and rowids) and only the matches' rows are
+-- read for their start: upstream's text reads every session row in start
+-- order. The same rows in the same order (id is unique). like(p, id, e)
+-- is id LIKE p ESCAPE e (sqlc cannot parse ESCAPE inside a subquery).
 -- name: SessionResolvePrefix :many
-SELECT id FROM sessions WHERE id LIKE @pattern ESCAPE char(92)
+SELECT id FROM sessions
+WHERE rowid IN (SELECT rowid FROM sessions WHERE like(@pattern, id, char(92)))
 ORDER BY started_at DESC, id DESC LIMIT 21;
 
 -- SessionCreate inserts a session; OR IGNORE makes the first row for an id
@@ -197,18 +203,42 @@ UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = @id;
 DELETE FROM sessions WHERE id = @id;
 
 -- SessionBrowse is search_sessions: every session (children included) with
--- the time of its last message, most recently active first. The grouped
--- subquery reads the (session_id, timestamp) index once for all sessions.
+-- the time of its last message (else its start), most recently active
+-- first, ties by newer start, then greater id. Two changes from upstream's
+-- text, same rows (TestSessionBrowseSameRows runs both):
+--
+-- Upstream LEFT JOINs a MAX(timestamp) GROUP BY session_id over every
+-- message, which reads the whole (session_id, timestamp) index however few
+-- sessions the source keeps. The correlated MAX here is one seek to the
+-- end of the session's run in that index (the min/max optimisation), so
+-- the cost follows the sessions, not the messages. It is the same value
+-- for every session, NULL (so the start) for one without messages.
+--
+-- SQLite builds a row's result columns before it sorts, so sorting whole
+-- rows copies every session's system prompt (kilobytes each) into the
+-- sorter to return 20. The subquery sorts only rowids by the three keys
+-- and keeps the page, and the outer query reads just the page's rows and
+-- puts them in the same order by the same keys (id is the primary key, so
+-- rows tie on all three only with NULL ids, which SQLite's TEXT PRIMARY
+-- KEY admits and upstream leaves unordered too). sqlc cannot expand
+-- sqlc.embed over a subquery in FROM, hence IN.
 -- name: SessionBrowse :many
 SELECT sqlc.embed(s),
-    CAST(COALESCE(m.last_active, s.started_at) AS REAL) AS last_active
+    CAST(COALESCE(
+        (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id),
+        s.started_at
+    ) AS REAL) AS last_active
 FROM sessions s
-LEFT JOIN (
-    SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id
-) m ON m.session_id = s.id
-WHERE CAST(sqlc.narg(source) AS TEXT) IS NULL OR s.source = sqlc.narg(source)
-ORDER BY last_active DESC, s.started_at DESC, s.id DESC
-LIMIT @limit OFFSET @offset;
+WHERE s.rowid IN (
+    SELECT b.rowid FROM sessions b
+    WHERE CAST(sqlc.narg(source) AS TEXT) IS NULL OR b.source = sqlc.narg(source)
+    ORDER BY CAST(COALESCE(
+            (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = b.id),
+            b.started_at
+        ) AS REAL) DESC, b.started_at DESC, b.id DESC
+    LIMIT @limit OFFSET @offset
+)
+ORDER BY last_active DESC, s.started_at DESC, s.id DESC;
 
 -- SessionLastActive is a session's last activity as the export order
 -- computes it: its newest message's timestamp, else its start. Not CAST:

@@ -175,13 +175,17 @@ func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionEx
 // time, live or not, as there. Hand-written because sqlc's :many collects every row into a
 // slice, and the export must stream. It selects only the id and the sort
 // keys, so the sort SQLite runs holds a few bytes per session, not whole
-// rows with their system prompts; each row is then read by id.
+// rows with their system prompts; each row is then read by id. The newest
+// message is a correlated MAX, as in SessionBrowse (see there): one seek
+// into the (session_id, timestamp) index per session instead of upstream's
+// GROUP BY over every message, the same value for every session
+// (TestExportOrderSameRows).
 const exportOrderSQL = `
-SELECT s.id, COALESCE(m.last_active, s.started_at) AS last_active
+SELECT s.id, COALESCE(
+    (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id),
+    s.started_at
+) AS last_active
 FROM sessions s
-LEFT JOIN (
-    SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id
-) m ON m.session_id = s.id
 WHERE ?1 IS NULL OR s.source = ?1
 ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
 
