@@ -5,6 +5,8 @@
 //
 // usage: benchreport [-runs N] [-quick] [-o FILE] [-work DIR] CORPUS.db...
 //
+//	benchreport [flags] -dir DIR [-seed N] [-sizes 100k,1m]
+//
 // Each corpus is copied first (the appends write, and opening a file makes
 // its -wal and -shm), and the copy is opened with the store's defaults
 // (synchronous FULL). Each read runs once untimed, then -runs times; the
@@ -51,11 +53,12 @@ var errMismatch = errors.New("the original's results differ from the store's")
 
 // config is what the flags choose.
 type config struct {
-	runs      int
-	appends1  int // appends of the lone writer
-	appends8  int // appends of each of the 8 writers
-	work      string
-	hermesSrc string
+	runs         int
+	appendRounds int // rounds of appends on each side
+	appends1     int // appends of the lone writer per round
+	appends8     int // appends of each of the 8 writers per round
+	work         string
+	hermesSrc    string
 }
 
 func run(ctx context.Context, args []string, out, log io.Writer) error {
@@ -65,20 +68,33 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 	quick := fl.Bool("quick", false, "one timed run of each read and a few appends (the tools' test)")
 	outFile := fl.String("o", "", "also write the report to this file")
 	work := fl.String("work", os.TempDir(), "directory for the corpus copies (removed after)")
+	dir := fl.String("dir", "", "without CORPUS arguments: the corpora of benchcorpus -dir DIR -seed -sizes")
+	seed := fl.Uint64("seed", 1, "with -dir: the corpora's seed")
+	sizes := fl.String("sizes", "100k,1m", "with -dir: the corpora's sizes")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	if fl.NArg() == 0 {
-		return errors.New("no corpus: usage: benchreport [-runs N] [-quick] [-o FILE] CORPUS.db...")
+	paths := fl.Args()
+	if len(paths) == 0 && *dir != "" {
+		for _, size := range strings.Split(*sizes, ",") {
+			n, err := corpus.ParseSize(size)
+			if err != nil {
+				return err
+			}
+			paths = append(paths, filepath.Join(*dir, corpus.FileName(n, *seed)))
+		}
 	}
-	cfg := config{runs: max(1, *runs), appends1: 100, appends8: 25, work: *work, hermesSrc: os.Getenv("HERMES_SRC")}
+	if len(paths) == 0 {
+		return errors.New("no corpus: usage: benchreport [-runs N] [-quick] [-o FILE] CORPUS.db... or -dir DIR [-seed N] [-sizes 100k,1m]")
+	}
+	cfg := config{runs: max(1, *runs), appendRounds: 3, appends1: 100, appends8: 25, work: *work, hermesSrc: os.Getenv("HERMES_SRC")}
 	if *quick {
-		cfg.runs, cfg.appends1, cfg.appends8 = 1, 4, 2
+		cfg.runs, cfg.appendRounds, cfg.appends1, cfg.appends8 = 1, 1, 4, 2
 	}
 	began := time.Now()
 	m := machineInfo()
 	var results []*corpusResult
-	for _, path := range fl.Args() {
+	for _, path := range paths {
 		fmt.Fprintf(log, "benchreport: %s\n", path)
 		r, err := runCorpus(ctx, path, cfg, log)
 		if err != nil {
@@ -212,24 +228,57 @@ func runCorpus(ctx context.Context, path string, cfg config, log io.Writer) (_ *
 		writers, per int
 	}{{&res.one, 1, cfg.appends1}, {&res.eight, 8, cfg.appends8}} {
 		*a.dst = appendResult{writers: a.writers, per: a.per}
-		prefix := fmt.Sprintf("bench-append-%d", i)
-		a.dst.goRun, err = goAppend(ctx, s, a.writers, a.per, prefix)
-		if err != nil {
+		if err := timeAppends(ctx, s, py, a.dst, cfg.appendRounds, i); err != nil {
 			return nil, fmt.Errorf("append: %w", err)
 		}
-		if py != nil {
-			r, err := py.call(map[string]any{"op": "append", "writers": a.writers, "per_writer": a.per, "prefix": prefix})
-			if err != nil {
-				return nil, err
-			}
-			a.dst.pyRun = appendRun{lat: seconds(r.Lat), elapsed: seconds([]float64{r.Sec})[0], sig: r.Sig}
-			if r.Sig != a.dst.goRun.sig {
-				a.dst.mismatch = fmt.Sprintf("%d writers: message counts: store %s, original %s", a.writers, a.dst.goRun.sig, r.Sig)
-				res.mismatches++
-			}
+		if a.dst.mismatch != "" {
+			res.mismatches++
 		}
 	}
 	return res, nil
+}
+
+// timeAppends runs rounds rounds of a's appends on each side, the store
+// and the original alternating which goes first, each round into new
+// sessions, and pools the rounds' latencies and wall times into a.
+func timeAppends(ctx context.Context, s *store.Store, py *original, a *appendResult, rounds, kind int) error {
+	for round := range rounds {
+		prefix := fmt.Sprintf("bench-append-%d-%d", kind, round)
+		var g appendRun
+		goSide := func() (err error) {
+			g, err = goAppend(ctx, s, a.writers, a.per, prefix)
+			a.goRun.lat = append(a.goRun.lat, g.lat...)
+			a.goRun.elapsed += g.elapsed
+			return err
+		}
+		pySide := func() error {
+			if py == nil {
+				return nil
+			}
+			r, err := py.call(map[string]any{"op": "append", "writers": a.writers, "per_writer": a.per, "prefix": prefix})
+			if err != nil {
+				return err
+			}
+			a.pyRun.lat = append(a.pyRun.lat, seconds(r.Lat)...)
+			a.pyRun.elapsed += seconds([]float64{r.Sec})[0]
+			a.pyRun.sig = r.Sig
+			return nil
+		}
+		first, second := goSide, pySide
+		if round%2 != 0 {
+			first, second = pySide, goSide
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
+			return err
+		}
+		if py != nil && a.pyRun.sig != g.sig && a.mismatch == "" {
+			a.mismatch = fmt.Sprintf("%d writers: message counts: store %s, original %s", a.writers, g.sig, a.pyRun.sig)
+		}
+	}
+	return nil
 }
 
 // timeOp runs o once untimed (the warm-up, whose signatures are compared

@@ -60,8 +60,8 @@ func writeReport(w io.Writer, m machine, cfg config, rs []*corpusResult) {
 	})
 
 	// The appends.
-	fmt.Fprintf(w, "\nDurable appends (AppendMessage at synchronous FULL, each writer its own new session): one writer %d appends; 8 writers %d appends each, at once.\n\n",
-		rs[0].one.per, rs[0].eight.per)
+	fmt.Fprintf(w, "\nDurable appends (AppendMessage at synchronous FULL, each writer its own new session), %d rounds pooled: one writer %d appends a round; 8 writers %d appends each a round, at once.\n\n",
+		cfg.appendRounds, rs[0].one.per, rs[0].eight.per)
 	head = []string{"append"}
 	for _, r := range rs {
 		if withPy {
