@@ -173,8 +173,8 @@ func (g *generator) plan(n int) []plan {
 		lengths = append(lengths, l)
 		total += l
 	}
-	// Trim to exactly n: the long sessions first in the list take the cut
-	// only when n is small.
+	// Trim the sessions drawn last (down to one message each) so that the
+	// lengths sum to exactly n.
 	over := total - n
 	for i := len(lengths) - 1; over > 0 && i >= 0; i-- {
 		cut := min(over, lengths[i]-1)
@@ -277,7 +277,7 @@ func (g *generator) finish(p *plan) {
 // in order of start, with the median number of a root's messages).
 func (g *generator) pickSessions(plans []plan) {
 	var roots []int
-	for i, p := range plans {
+	for _, p := range plans {
 		if p.n > g.stats.LongestMessages {
 			g.stats.Longest, g.stats.LongestMessages = p.id, p.n
 		}
@@ -290,7 +290,6 @@ func (g *generator) pickSessions(plans []plan) {
 		case branch:
 			g.stats.Branches++
 		}
-		_ = i
 	}
 	sort.Ints(roots)
 	median := roots[len(roots)/2]

@@ -1,7 +1,8 @@
 package corpus
 
 // The vocabulary, most frequent first: the generator draws words from it
-// with a Zipf distribution (rank r has weight about 1/r^ZipfS), so a few
+// with a Zipf distribution (the word of index k has weight 1/(k+2)^1.07:
+// rand.NewZipf(r, 1.07, 2, …)), so a few
 // words are in most messages and the tail is rare, as in real transcripts.
 // "docker" and "kubernetes" sit near the top on purpose: the query
 // "docker kubernetes" matches about half the messages, as the issue's
