@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		start := time.Now()
-		st, err := corpus.Build(ctx, path, cfg)
+		st, err := corpus.Build(ctx, path, cfg, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}

@@ -83,10 +83,10 @@ func readOps(s *store.Store, st corpus.Stats) []op {
 		search(corpus.ShortCJKQuery),
 		list("list 20 (ListSessionsRich)", false),
 		list("list 20 by last activity", true),
-		replay(fmt.Sprintf("replay typical session (%d msgs)", st.TypicalMessages), st.Typical),
-		replay(fmt.Sprintf("replay longest session (%d msgs)", st.LongestMessages), st.Longest),
+		replay("replay typical session", st.Typical),
+		replay("replay longest session", st.Longest),
 		{
-			name: fmt.Sprintf("export one session (%d msgs)", st.TypicalMessages),
+			name: "export one session (typical)",
 			run: func(ctx context.Context) (time.Duration, string, error) {
 				t := time.Now()
 				e, err := s.ExportSession(ctx, st.Typical)

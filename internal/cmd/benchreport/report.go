@@ -20,8 +20,8 @@ func writeReport(w io.Writer, m machine, cfg config, rs []*corpusResult) {
 	}
 	for _, r := range rs {
 		st := r.stats
-		fmt.Fprintf(w, "- Corpus %s: %s, %.0f MB, %d messages in %d sessions (seed %d, generator v%d)\n",
-			r.label, r.path, float64(r.size)/1e6, st.Messages, st.Sessions, st.Seed, st.Version)
+		fmt.Fprintf(w, "- Corpus %s: %s, %.0f MB, %d messages in %d sessions (seed %d, generator v%d); typical session %d messages, longest %d\n",
+			r.label, r.path, float64(r.size)/1e6, st.Messages, st.Sessions, st.Seed, st.Version, st.TypicalMessages, st.LongestMessages)
 	}
 	fmt.Fprintf(w, "- Reads: median and p95 of %d timed runs after one warm-up run (at most 5 runs for a read whose warm-up took over 0.5 s, 3 over 2 s)", cfg.runs)
 	if withPy {

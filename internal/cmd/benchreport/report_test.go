@@ -22,7 +22,7 @@ func TestQuickReport(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, corpus.FileName(2000, 1))
-	st, err := corpus.Build(ctx, path, corpus.Config{Messages: 2000, Seed: 1})
+	st, err := corpus.Build(ctx, path, corpus.Config{Messages: 2000, Seed: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +39,10 @@ func TestQuickReport(t *testing.T) {
 		`| search "通信" | `,
 		"| list 20 (ListSessionsRich) | ",
 		"| list 20 by last activity | ",
-		"| replay typical session (16 msgs) | ",
-		"| replay longest session (200 msgs) | ",
-		"| export one session (16 msgs) | ",
+		"typical session 16 messages, longest 200\n",
+		"| replay typical session | ",
+		"| replay longest session | ",
+		"| export one session (typical) | ",
 		"| export all (JSONL) | ",
 		"| 1 writer: latency p50 | ",
 		"| 8 writers: latency p99 | ",
@@ -55,7 +56,7 @@ func TestQuickReport(t *testing.T) {
 		t.Errorf("the report has an empty figure or a mismatch:\n%s", report)
 	}
 	if st.TypicalMessages != 16 || st.LongestMessages != 200 {
-		t.Errorf("typical %d, longest %d: the expected rows above are stale", st.TypicalMessages, st.LongestMessages)
+		t.Errorf("typical %d, longest %d: the expected corpus line above is stale", st.TypicalMessages, st.LongestMessages)
 	}
 	// The appends went to the copy: the corpus holds its own rows only.
 	s, err := store.Open(ctx, path, &store.Options{ReadOnly: true})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/hermesstate/hermesstate/store"
 )
@@ -24,9 +25,12 @@ const MetaKey = "bench_corpus"
 // (a TRUNCATE checkpoint: the file has no -wal). The file is built under
 // path+".tmp" and renamed into place only when complete.
 //
+// When log is not nil, Build writes to it how long the import and the
+// merge took.
+//
 // It returns the Stats, or the first error of writing, importing or
 // renaming; it refuses to overwrite an existing path.
-func Build(ctx context.Context, path string, cfg Config) (Stats, error) {
+func Build(ctx context.Context, path string, cfg Config, log io.Writer) (Stats, error) {
 	if _, err := os.Stat(path); err == nil {
 		return Stats{}, fmt.Errorf("corpus: %s exists", path)
 	}
@@ -49,6 +53,7 @@ func Build(ctx context.Context, path string, cfg Config) (Stats, error) {
 		stats <- st
 		pw.CloseWithError(err)
 	}()
+	began := time.Now()
 	_, err = s.ImportJSONL(ctx, pr, store.ImportOptions{})
 	pr.CloseWithError(io.ErrClosedPipe) // stops the writer if the import failed early
 	st := <-stats
@@ -59,11 +64,18 @@ func Build(ctx context.Context, path string, cfg Config) (Stats, error) {
 			err = s.SetMeta(ctx, MetaKey, string(meta))
 		}
 	}
+	imported := time.Now()
 	if err == nil {
 		_, err = s.OptimizeFTS(ctx)
 	}
+	optimized := time.Now()
 	if cerr := s.Close(); err == nil {
 		err = cerr
+	}
+	if log != nil && err == nil {
+		fmt.Fprintf(log, "%s: imported in %s, indexes merged in %s, closed in %s\n", path,
+			imported.Sub(began).Round(100*time.Millisecond), optimized.Sub(imported).Round(100*time.Millisecond),
+			time.Since(optimized).Round(100*time.Millisecond))
 	}
 	if err != nil {
 		return st, err

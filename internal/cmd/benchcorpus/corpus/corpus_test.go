@@ -42,14 +42,14 @@ func TestBuild(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := Config{Messages: 2000, Seed: 1}
-	st, err := Build(ctx, filepath.Join(dir, "a.db"), cfg)
+	st, err := Build(ctx, filepath.Join(dir, "a.db"), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(ctx, filepath.Join(dir, "a.db"), cfg); err == nil {
+	if _, err := Build(ctx, filepath.Join(dir, "a.db"), cfg, nil); err == nil {
 		t.Fatal("Build overwrote an existing file")
 	}
-	if _, err := Build(ctx, filepath.Join(dir, "b.db"), cfg); err != nil {
+	if _, err := Build(ctx, filepath.Join(dir, "b.db"), cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	var exports [2]bytes.Buffer
