@@ -117,6 +117,7 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 			return err
 		}
 	}
+	mismatches := 0
 	for _, r := range results {
 		for _, o := range r.ops {
 			if o.mismatch != "" {
@@ -128,9 +129,10 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 				fmt.Fprintf(log, "benchreport: MISMATCH on %s, appends: %s\n", r.label, a.mismatch)
 			}
 		}
-		if r.mismatches > 0 {
-			return errMismatch
-		}
+		mismatches += r.mismatches
+	}
+	if mismatches > 0 {
+		return fmt.Errorf("%w: %d operations (see the report)", errMismatch, mismatches)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,5 +94,67 @@ func TestReportRefuses(t *testing.T) {
 	}
 	if err := run(ctx, []string{"-quick", "-work", dir, filepath.Join(dir, "missing.db")}, &out, &log); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing corpus: %v; want fs.ErrNotExist", err)
+	}
+}
+
+// wrongOriginal is a hermes_state module whose SessionDB answers every
+// operation with results of the right shape and the wrong ids, so the
+// report's comparison must flag every operation.
+const wrongOriginal = `
+class SessionDB:
+    def __init__(self, db_path=None, read_only=False):
+        self.counts = {}
+    def search_messages(self, query, limit=20, **kw):
+        return [{"id": -1}]
+    def list_sessions_rich(self, limit=20, order_by_last_active=False, **kw):
+        return [{"id": "nope"}]
+    def get_messages_as_conversation(self, session_id, **kw):
+        return [{"role": "user", "content": "not what the store has"}]
+    def export_session(self, session_id):
+        return {"id": session_id, "messages": [{"id": -1}]}
+    def export_all(self, source=None):
+        return [{"id": "nope", "messages": []}]
+    def create_session(self, session_id, source, **kw):
+        self.counts[session_id] = 0
+    def append_message(self, session_id, role, content=None, **kw):
+        self.counts[session_id] += 2
+    def get_session(self, session_id):
+        return {"message_count": self.counts[session_id]}
+    def close(self):
+        pass
+`
+
+// TestReportFlagsMismatch runs the report with HERMES_SRC naming an
+// "original" that returns other ids: every read and both append rounds are
+// reported as a MISMATCH, in the report and in the error.
+func TestReportFlagsMismatch(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "hermes_state.py"), []byte(wrongOriginal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HERMES_SRC", src)
+	path := filepath.Join(dir, "c.db")
+	if _, err := corpus.Build(ctx, path, corpus.Config{Messages: 500, Seed: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out, log bytes.Buffer
+	err := run(ctx, []string{"-quick", "-work", dir, path}, &out, &log)
+	if !errors.Is(err, errMismatch) || !strings.Contains(err.Error(), ": 12 operations") {
+		t.Fatalf("run: %v; want errMismatch for 12 operations\n%s", err, log.String())
+	}
+	report := out.String()
+	if !strings.Contains(report, "**MISMATCH") || strings.Count(report, "\n- 500, ") != 12 {
+		t.Errorf("the report does not list the 12 mismatches:\n%s", report)
+	}
+	if n := strings.Count(log.String(), "benchreport: MISMATCH on 500, "); n != 12 {
+		t.Errorf("%d MISMATCH lines on stderr, want 12:\n%s", n, log.String())
 	}
 }
