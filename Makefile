@@ -6,8 +6,13 @@ TAGS  := sqlite_fts5
 # sqlc is pinned here and nowhere else; the Go build cache keeps it after the
 # first build (about 4 minutes).
 SQLC  := go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
+# The benchmark corpora (bench-corpus, bench-report) are generated, never
+# committed: they live outside the checkout, in BENCH_DIR.
+BENCH_DIR   ?= $(or $(TMPDIR),/tmp)/hermesstate-bench
+BENCH_SEED  ?= 1
+BENCH_SIZES ?= 100k,1m
 
-.PHONY: help build generate verify test bench stress vet fmt tidy
+.PHONY: help build generate verify test bench bench-corpus bench-report stress vet fmt tidy
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -34,6 +39,12 @@ stress: ## the long reliability run (minutes): 16 writers in 4 processes, 100+ S
 
 bench: ## run the benchmarks; each reports its ratio against bare database/sql
 	go test -tags $(TAGS) -run '^$$' -bench . -benchtime 200x ./...
+
+bench-corpus: ## build the seeded v21 benchmark corpora (BENCH_SIZES=100k,1m messages) in BENCH_DIR; kept while up to date (minutes for 1m)
+	go run -tags $(TAGS) ./internal/cmd/benchcorpus -dir $(BENCH_DIR) -seed $(BENCH_SEED) -sizes $(BENCH_SIZES)
+
+bench-report: bench-corpus ## Markdown table of search, list, replay, export and append on each corpus side by side (HERMES_SRC=hermes-agent checkout adds the original); also in BENCH_DIR/report.md
+	go run -tags $(TAGS) ./internal/cmd/benchreport -dir $(BENCH_DIR) -seed $(BENCH_SEED) -sizes $(BENCH_SIZES) -o $(BENCH_DIR)/report.md
 
 vet: ## go vet
 	go vet -tags $(TAGS) ./...
