@@ -160,35 +160,57 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	if !ok {
 		return []SearchResult{}, nil
 	}
-	return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
-		hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
+	hits, err := s.search(ctx, query, opts, st, 0)
+	if searchCrossCheck != nil {
+		searchCrossCheck(s, ctx, query, opts)
+	}
+	return hits, err
+}
+
+// searchCrossCheck, when a test sets it, runs after every search that had
+// a statement (TestSearchRangesAgree compares split searches with the
+// single statement there).
+var searchCrossCheck func(s *Store, ctx context.Context, query string, opts SearchOptions)
+
+// searchWhole runs st, the whole search, in the read transaction q, and
+// finishes its page (searchFinish).
+func (s *Store) searchWhole(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement) ([]SearchResult, error) {
+	hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
+	if err != nil {
+		return nil, err
+	}
+	return s.searchFinish(ctx, q, query, opts, st, hits, long)
+}
+
+// searchFinish completes a page of hits in the read transaction q that
+// found them: an empty page of a full-text search is checked against an
+// empty index (ErrSearchIndexEmpty), long hits get the store's snippet
+// (long[i] for hits[i]), and every hit its context.
+func (s *Store) searchFinish(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement, hits []SearchResult, long []bool) ([]SearchResult, error) {
+	var err error
+	if index := st.Index(); len(hits) == 0 && index != "" {
+		// Nothing found: make sure it is not an empty index.
+		if err := searchIndexEmpty(ctx, q, index); err != nil {
+			return nil, err
+		}
+	}
+	for i := range hits {
+		if long[i] {
+			if hits[i].Snippet, err = s.longSnippet(ctx, q, hits[i].ID, query); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i := range hits {
+		rows, err := s.q.MessageContext(ctx, q, db.MessageContextParams{
+			ID: hits[i].ID, IncludeInactive: boolInt(opts.IncludeInactive),
+		})
 		if err != nil {
 			return nil, err
 		}
-		if index := st.Index(); len(hits) == 0 && index != "" {
-			// Nothing found: make sure it is not an empty index.
-			if err := searchIndexEmpty(ctx, q, index); err != nil {
-				return nil, err
-			}
-		}
-		for i := range hits {
-			if long[i] {
-				if hits[i].Snippet, err = s.longSnippet(ctx, q, hits[i].ID, query); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for i := range hits {
-			rows, err := s.q.MessageContext(ctx, q, db.MessageContextParams{
-				ID: hits[i].ID, IncludeInactive: boolInt(opts.IncludeInactive),
-			})
-			if err != nil {
-				return nil, err
-			}
-			hits[i].Context = hitContext(rows)
-		}
-		return hits, nil
-	})
+		hits[i].Context = hitContext(rows)
+	}
+	return hits, nil
 }
 
 // searchStatement plans query (fts.Parse) and builds the statement that

@@ -1,0 +1,429 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
+)
+
+// A search on every core. Nearly all of a common word's search time is
+// SQLite ranking (bm25) or sorting every match before the page. The same
+// statement restricted to a range of rowids ranks each of its hits exactly
+// as the whole statement does and costs only its share (see
+// internal/sqlitesearch's ranges.go), so a search that is worth it is split
+// into k rowid ranges, each run on its own pooled connection at the same
+// time, each returning only the ids and sort keys of its first
+// offset + limit hits; the store merges them in the whole statement's
+// order (search_parallel_merge.go) and reads snippets and contexts for the
+// page alone.
+//
+// One snapshot. A search reads one committed state, as the single
+// statement in one read transaction does. The k read transactions each
+// start their own snapshot, so the store proves they started on the same
+// one: on a pooled connection outside any transaction (the watcher) it
+// reads PRAGMA data_version, then begins the k transactions and makes each
+// read (which fixes its snapshot), then reads data_version on the watcher
+// again. data_version changes when any other connection, of this process
+// or another, has committed (TestDataVersion shows it); so equal values
+// prove that no commit landed while the snapshots were taken, and all k
+// are the state the first read saw. Otherwise the transactions end and it
+// tries again (snapshotAttempts times), then runs the single statement on
+// the watcher. The page is read in the first range's transaction, inside
+// the same snapshot. No lock is taken: writers never wait for a search.
+//
+// Only a WAL file is split: with the rollback journal a read transaction
+// holds a shared lock, so a writer waiting to commit between two of the
+// range transactions' starts would block the second until its busy
+// timeout.
+
+// snapshotAttempts is how many times a split search tries to start its
+// range transactions on one snapshot before it runs the single statement.
+const snapshotAttempts = 3
+
+// The split thresholds, measured on the benchmark corpus (100,000
+// messages, BenchmarkSearchSplitThreshold) with 2 ranges on 2 cores: a
+// full-text search is split when the index holds at least
+// splitMinMatches matches of its MATCH (the probe counts them, stopping at
+// the threshold), a LIKE scan when messages spans at least splitMinRows
+// rowids (its cost is the rows it scans, whatever matches).
+const (
+	splitMinMatches = 2000
+	splitMinRows    = 20000
+)
+
+// searchConns counts the read-pool connections that split searches hold,
+// so that they never take more than the pool has: a split search takes its
+// k + 1 connections at once or runs unsplit, and two of them can never wait
+// on each other for the pool's last connections. A plain read holds one
+// connection and never waits for a second, so it only delays them. The
+// zero value is ready; it also counts what tests look at.
+type searchConns struct {
+	mu    sync.Mutex
+	inUse int
+
+	splits, retries, fallbacks atomic.Uint64
+}
+
+// take reserves up to want connections of a pool of capacity and returns
+// how many, or 0 when fewer than 3 (the watcher and two ranges) are free.
+func (c *searchConns) take(want, capacity int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := min(want, capacity-c.inUse)
+	if n < 3 {
+		return 0
+	}
+	c.inUse += n
+	return n
+}
+
+// put returns n connections taken with take.
+func (c *searchConns) put(n int) {
+	c.mu.Lock()
+	c.inUse -= n
+	c.mu.Unlock()
+}
+
+// Test hooks. searchSnapshotHook, when set, runs after range i of attempt
+// has fixed its snapshot (a test commits there); searchSnapshotUnchecked
+// skips the data_version comparison, so that a test can show what it
+// prevents.
+var (
+	searchSnapshotHook      func(attempt, i int)
+	searchSnapshotUnchecked bool
+)
+
+// searchRanges is how many ranges a search may be split into: the
+// option's value (0: runtime.NumCPU()), at most ReadConnections; 1 or less
+// is never split.
+func (s *Store) searchRanges() int {
+	n := s.opts.SearchParallelism
+	if n == 0 {
+		n = runtime.NumCPU()
+	}
+	return min(n, s.opts.ReadConnections)
+}
+
+// search runs st, the statement of query with opts. force 0 decides
+// whether to split (searchRanges, the thresholds); force 1 runs the single
+// statement and force k > 1 splits into k ranges whatever the thresholds
+// (tests). When ctx ends it returns ctx's error at once, as readUntilDone.
+func (s *Store) search(ctx context.Context, query string, opts SearchOptions, st sqlitesearch.Statement, force int) ([]SearchResult, error) {
+	k := force
+	if k == 0 {
+		k = s.searchRanges()
+	}
+	if k <= 1 {
+		return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
+			return s.searchWhole(ctx, q, query, opts, st)
+		})
+	}
+	return untilDone(ctx, func() ([]SearchResult, error) {
+		if err := s.acquire(); err != nil {
+			return nil, err
+		}
+		defer s.release()
+		hits, err := s.searchSplit(ctx, query, opts, st, k, force > 1)
+		return hits, sqlite.Classify(err)
+	})
+}
+
+// untilDone runs fn on a goroutine of its own and returns its answer, or
+// ctx's error as soon as ctx ends (see readUntilDone, whose rule it is for
+// work that is not one read transaction).
+func untilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return fn()
+	}
+	var (
+		v    T
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		v, err = fn()
+	}()
+	select {
+	case <-done:
+		return v, err
+	case <-ctx.Done():
+		select {
+		case <-done: // finished at the same moment: keep its answer
+			return v, err
+		default:
+		}
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// searchSplit runs st split into up to k ranges when the pool has the
+// connections and (unless forced) the search is worth splitting, and the
+// single statement otherwise. The caller holds acquire.
+func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOptions, st sqlitesearch.Statement, k int, forced bool) ([]SearchResult, error) {
+	n := s.searchConns.take(k+1, s.opts.ReadConnections+1)
+	if n == 0 {
+		return inReadTx(ctx, s.r, func(q db.DBTX) ([]SearchResult, error) {
+			return s.searchWhole(ctx, q, query, opts, st)
+		})
+	}
+	defer s.searchConns.put(n)
+	k = n - 1
+	watcher, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer watcher.Close()
+	single := func() ([]SearchResult, error) {
+		return inReadTx(ctx, watcher, func(q db.DBTX) ([]SearchResult, error) {
+			return s.searchWhole(ctx, q, query, opts, st)
+		})
+	}
+	split, lo, hi, err := splitPays(ctx, watcher, st, forced)
+	if err != nil {
+		return nil, err
+	}
+	if !split {
+		return single()
+	}
+	conns := make([]*sql.Conn, 0, k)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range k {
+		c, err := s.r.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	txs, err := s.sameSnapshot(ctx, watcher, conns)
+	if err != nil {
+		return nil, err
+	}
+	if txs == nil {
+		s.searchConns.fallbacks.Add(1)
+		return single()
+	}
+	defer func() {
+		for _, tx := range txs {
+			tx.Rollback()
+		}
+	}()
+	s.searchConns.splits.Add(1)
+	return s.searchRangesIn(ctx, txs, query, opts, st, lo, hi)
+}
+
+// inReadTx runs fn in one read transaction begun on b (the pool or one
+// of its connections), as read does inside acquire.
+func inReadTx[T any](ctx context.Context, b interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(db.DBTX) (T, error)) (T, error) {
+	var zero T
+	tx, err := b.BeginTx(ctx, nil)
+	if err != nil {
+		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// The watcher's statements. data_version is the connection's count of
+// other connections' commits (sqlite.org/pragma.html#pragma_data_version);
+// journal_mode tells a WAL file; the rowid span bounds the ranges (two
+// b-tree seeks, each subquery a min/max the planner answers from the
+// rowid b-tree's ends). schema_version, in a range transaction, reads the
+// database header, which starts the transaction's snapshot.
+const (
+	dataVersionSQL   = "PRAGMA data_version"
+	journalModeSQL   = "PRAGMA journal_mode"
+	rowidSpanSQL     = "SELECT (SELECT min(id) FROM messages), (SELECT max(id) FROM messages)"
+	startSnapshotSQL = "PRAGMA schema_version"
+)
+
+// splitPays tells whether st is worth splitting (always when forced) and
+// returns the span of rowids to split, read on the watcher c outside any
+// transaction: only a WAL file with messages is split; a full-text search
+// when its index holds splitMinMatches matches (the probe stops counting
+// there), a LIKE scan when the rowids span splitMinRows.
+func splitPays(ctx context.Context, c *sql.Conn, st sqlitesearch.Statement, forced bool) (split bool, lo, hi int64, err error) {
+	if probe := st.ProbeSQL(); probe != "" && !forced {
+		var matches int64
+		if err := c.QueryRowContext(ctx, probe, st.ProbeNamed(splitMinMatches)...).Scan(&matches); err != nil {
+			return false, 0, 0, err
+		}
+		if matches < splitMinMatches {
+			return false, 0, 0, nil
+		}
+	}
+	var mode string
+	if err := c.QueryRowContext(ctx, journalModeSQL).Scan(&mode); err != nil {
+		return false, 0, 0, err
+	}
+	if mode != "wal" {
+		return false, 0, 0, nil
+	}
+	var first, last sql.NullInt64
+	if err := c.QueryRowContext(ctx, rowidSpanSQL).Scan(&first, &last); err != nil {
+		return false, 0, 0, err
+	}
+	if !first.Valid {
+		return false, 0, 0, nil // no messages: nothing to split
+	}
+	lo, hi = first.Int64, last.Int64
+	if !forced && st.ProbeSQL() == "" && uint64(hi-lo) < splitMinRows {
+		return false, 0, 0, nil
+	}
+	return true, lo, hi, nil
+}
+
+// sameSnapshot begins one read transaction on each of conns, all on one
+// snapshot, proved by the watcher's data_version (see the top of this
+// file), trying snapshotAttempts times; nil (and no error) when every
+// attempt saw a commit land.
+func (s *Store) sameSnapshot(ctx context.Context, watcher *sql.Conn, conns []*sql.Conn) ([]*sql.Tx, error) {
+	for attempt := range snapshotAttempts {
+		var before, after int64
+		if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&before); err != nil {
+			return nil, err
+		}
+		txs, err := startSnapshots(ctx, conns, attempt)
+		if err != nil {
+			return nil, err
+		}
+		if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&after); err != nil {
+			endAll(txs)
+			return nil, err
+		}
+		if before == after || searchSnapshotUnchecked {
+			return txs, nil
+		}
+		endAll(txs)
+		s.searchConns.retries.Add(1)
+	}
+	return nil, nil
+}
+
+// startSnapshots begins a read transaction on each of conns and fixes its
+// snapshot with a first read.
+func startSnapshots(ctx context.Context, conns []*sql.Conn, attempt int) ([]*sql.Tx, error) {
+	txs := make([]*sql.Tx, 0, len(conns))
+	for i, c := range conns {
+		tx, err := c.BeginTx(ctx, nil)
+		if err != nil {
+			endAll(txs)
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+		txs = append(txs, tx)
+		var v int64
+		if err := tx.QueryRowContext(ctx, startSnapshotSQL).Scan(&v); err != nil {
+			endAll(txs)
+			return nil, err
+		}
+		if searchSnapshotHook != nil {
+			searchSnapshotHook(attempt, i)
+		}
+	}
+	return txs, nil
+}
+
+// endAll ends read transactions.
+func endAll(txs []*sql.Tx) {
+	for _, tx := range txs {
+		tx.Rollback()
+	}
+}
+
+// searchRangesIn runs st's range statement over lo..hi split into
+// len(txs) ranges, range i in txs[i], all at once; merges their hits;
+// and reads the page's hits, snippets and contexts in txs[0].
+func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string, opts SearchOptions, st sqlitesearch.Statement, lo, hi int64) ([]SearchResult, error) {
+	offset, perRange := pageBounds(st.Args.Offset, st.Args.Limit)
+	keys, desc := st.RangeKeys()
+	bounds := splitSpan(lo, hi, len(txs))
+	found := make([][]rangeHit, len(txs))
+	errs := make([]error, len(txs))
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, tx := range txs {
+		wg.Go(func() {
+			found[i], errs[i] = scanRange(rctx, tx, st.RangeSQL(), st.RangeNamed(bounds[i][0], bounds[i][1], perRange), keys)
+			if errs[i] != nil {
+				cancel() // the answer is lost: stop the others
+			}
+		})
+	}
+	wg.Wait()
+	if err := firstError(ctx, errs); err != nil {
+		return nil, err
+	}
+	page := mergePage(found, keys, desc, offset, st.Args.Limit)
+	hits, long, err := scanHits(ctx, txs[0], st.PageSQL(), st.PageNamed(page))
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) != len(page) {
+		return nil, fmt.Errorf("search page: read %d of its %d hits in the same snapshot", len(hits), len(page))
+	}
+	return s.searchFinish(ctx, txs[0], query, opts, st, hits, long)
+}
+
+// firstError returns ctx's error when ctx ended, else the first range's
+// error that is not the cancellation another range's failure caused.
+func firstError(ctx context.Context, errs []error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var canceled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			canceled = err
+		default:
+			return err
+		}
+	}
+	return canceled
+}
+
+// pageBounds returns the page's first hit as SQLite reads OFFSET (a
+// negative offset is 0) and each range's limit: offset + limit, or -1 (no
+// limit) for a negative limit or a sum past int64.
+func pageBounds(offset, limit int) (first, perRange int64) {
+	first = max(int64(offset), 0)
+	if limit < 0 || first > math.MaxInt64-int64(limit) {
+		return first, -1
+	}
+	return first, first + int64(limit)
+}
+
+// splitSpan cuts the rowids lo..hi into n ranges of equal width, the first
+// open below and the last open above, so that together they cover every
+// rowid whatever the span read outside the snapshot said.
+func splitSpan(lo, hi int64, n int) [][2]int64 {
+	out := make([][2]int64, n)
+	width := (float64(hi) - float64(lo) + 1) / float64(n)
+	from := int64(math.MinInt64)
+	for i := range n - 1 {
+		to := lo + int64(width*float64(i+1)) - 1
+		to = max(to, from) // a span narrower than n
+		out[i] = [2]int64{from, to}
+		from = to + 1
+	}
+	out[n-1] = [2]int64{from, math.MaxInt64}
+	return out
+}
