@@ -184,20 +184,26 @@ func (s *Store) searchWhole(ctx context.Context, q db.DBTX, query string, opts S
 
 // searchFinish completes a page of hits in the read transaction q that
 // found them: an empty page of a full-text search is checked against an
-// empty index (ErrSearchIndexEmpty), long hits get the store's snippet
-// (long[i] for hits[i]), and every hit its context.
+// empty index (ErrSearchIndexEmpty), and the hits are finished
+// (finishHits).
 func (s *Store) searchFinish(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement, hits []SearchResult, long []bool) ([]SearchResult, error) {
-	var err error
 	if index := st.Index(); len(hits) == 0 && index != "" {
 		// Nothing found: make sure it is not an empty index.
 		if err := searchIndexEmpty(ctx, q, index); err != nil {
 			return nil, err
 		}
 	}
+	return hits, s.finishHits(ctx, q, query, opts, hits, long)
+}
+
+// finishHits gives the long hits (long[i] for hits[i]) the store's
+// snippet and every hit its context, read in q.
+func (s *Store) finishHits(ctx context.Context, q db.DBTX, query string, opts SearchOptions, hits []SearchResult, long []bool) error {
+	var err error
 	for i := range hits {
 		if long[i] {
 			if hits[i].Snippet, err = s.longSnippet(ctx, q, hits[i].ID, query); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
@@ -206,11 +212,11 @@ func (s *Store) searchFinish(ctx context.Context, q db.DBTX, query string, opts 
 			ID: hits[i].ID, IncludeInactive: boolInt(opts.IncludeInactive),
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		hits[i].Context = hitContext(rows)
 	}
-	return hits, nil
+	return nil
 }
 
 // searchStatement plans query (fts.Parse) and builds the statement that

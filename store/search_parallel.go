@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -74,12 +75,12 @@ type searchConns struct {
 }
 
 // take reserves up to want connections of a pool of capacity and returns
-// how many, or 0 when fewer than 3 (the watcher and two ranges) are free.
-func (c *searchConns) take(want, capacity int) int {
+// how many, or 0 when fewer than least are free.
+func (c *searchConns) take(want, capacity, least int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := min(want, capacity-c.inUse)
-	if n < 3 {
+	if n < least {
 		return 0
 	}
 	c.inUse += n
@@ -171,7 +172,11 @@ func untilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 // connections and (unless forced) the search is worth splitting, and the
 // single statement otherwise. The caller holds acquire.
 func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOptions, st sqlitesearch.Statement, k int, forced bool) ([]SearchResult, error) {
-	n := s.searchConns.take(k+1, s.opts.ReadConnections+1)
+	least := 3 // the watcher and two ranges
+	if forced {
+		least = k + 1 // tests and benchmarks: all the ranges they ask for, or none
+	}
+	n := s.searchConns.take(k+1, s.opts.ReadConnections+1, least)
 	if n == 0 {
 		return inReadTx(ctx, s.r, func(q db.DBTX) ([]SearchResult, error) {
 			return s.searchWhole(ctx, q, query, opts, st)
@@ -189,7 +194,7 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 			return s.searchWhole(ctx, q, query, opts, st)
 		})
 	}
-	split, lo, hi, err := splitPays(ctx, watcher, st, forced)
+	split, lo, hi, version, err := splitPays(ctx, watcher, st, forced)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +214,7 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 		}
 		conns = append(conns, c)
 	}
-	txs, err := s.sameSnapshot(ctx, watcher, conns)
+	txs, err := s.sameSnapshot(ctx, watcher, conns, version)
 	if err != nil {
 		return nil, err
 	}
@@ -242,67 +247,68 @@ func inReadTx[T any](ctx context.Context, b interface {
 
 // The watcher's statements. data_version is the connection's count of
 // other connections' commits (sqlite.org/pragma.html#pragma_data_version);
-// journal_mode tells a WAL file; the rowid span bounds the ranges (two
-// b-tree seeks, each subquery a min/max the planner answers from the
-// rowid b-tree's ends). schema_version, in a range transaction, reads the
-// database header, which starts the transaction's snapshot.
+// splitInfoSQL reads it with the journal mode (only a WAL file is split)
+// and the span of rowids that bounds the ranges (each subquery a min or
+// max that the planner answers from an end of the rowid b-tree) in one
+// statement, through the pragmas' table-valued forms. schema_version, in a
+// range transaction, reads the database header, which starts the
+// transaction's snapshot.
 const (
-	dataVersionSQL   = "PRAGMA data_version"
-	journalModeSQL   = "PRAGMA journal_mode"
-	rowidSpanSQL     = "SELECT (SELECT min(id) FROM messages), (SELECT max(id) FROM messages)"
+	dataVersionSQL = "PRAGMA data_version"
+	splitInfoSQL   = `SELECT (SELECT data_version FROM pragma_data_version()),
+    (SELECT journal_mode FROM pragma_journal_mode()),
+    (SELECT min(id) FROM messages), (SELECT max(id) FROM messages)`
 	startSnapshotSQL = "PRAGMA schema_version"
 )
 
 // splitPays tells whether st is worth splitting (always when forced) and
-// returns the span of rowids to split, read on the watcher c outside any
-// transaction: only a WAL file with messages is split; a full-text search
-// when its index holds splitMinMatches matches (the probe stops counting
-// there), a LIKE scan when the rowids span splitMinRows.
-func splitPays(ctx context.Context, c *sql.Conn, st sqlitesearch.Statement, forced bool) (split bool, lo, hi int64, err error) {
+// returns the span of rowids to split and the watcher's data_version,
+// read on the watcher c outside any transaction: only a WAL file with
+// messages is split; a full-text search when its index holds
+// splitMinMatches matches (the probe stops counting there), a LIKE scan
+// when the rowids span splitMinRows.
+func splitPays(ctx context.Context, c *sql.Conn, st sqlitesearch.Statement, forced bool) (split bool, lo, hi, version int64, err error) {
 	if probe := st.ProbeSQL(); probe != "" && !forced {
 		var matches int64
 		if err := c.QueryRowContext(ctx, probe, st.ProbeNamed(splitMinMatches)...).Scan(&matches); err != nil {
-			return false, 0, 0, err
+			return false, 0, 0, 0, err
 		}
 		if matches < splitMinMatches {
-			return false, 0, 0, nil
+			return false, 0, 0, 0, nil
 		}
 	}
 	var mode string
-	if err := c.QueryRowContext(ctx, journalModeSQL).Scan(&mode); err != nil {
-		return false, 0, 0, err
-	}
-	if mode != "wal" {
-		return false, 0, 0, nil
-	}
 	var first, last sql.NullInt64
-	if err := c.QueryRowContext(ctx, rowidSpanSQL).Scan(&first, &last); err != nil {
-		return false, 0, 0, err
+	if err := c.QueryRowContext(ctx, splitInfoSQL).Scan(&version, &mode, &first, &last); err != nil {
+		return false, 0, 0, 0, err
 	}
-	if !first.Valid {
-		return false, 0, 0, nil // no messages: nothing to split
+	if mode != "wal" || !first.Valid { // the rollback journal, or no messages
+		return false, 0, 0, 0, nil
 	}
 	lo, hi = first.Int64, last.Int64
 	if !forced && st.ProbeSQL() == "" && uint64(hi-lo) < splitMinRows {
-		return false, 0, 0, nil
+		return false, 0, 0, 0, nil
 	}
-	return true, lo, hi, nil
+	return true, lo, hi, version, nil
 }
 
 // sameSnapshot begins one read transaction on each of conns, all on one
 // snapshot, proved by the watcher's data_version (see the top of this
-// file), trying snapshotAttempts times; nil (and no error) when every
-// attempt saw a commit land.
-func (s *Store) sameSnapshot(ctx context.Context, watcher *sql.Conn, conns []*sql.Conn) ([]*sql.Tx, error) {
+// file; before is its value read before the first attempt), trying
+// snapshotAttempts times; nil (and no error) when every attempt saw a
+// commit land.
+func (s *Store) sameSnapshot(ctx context.Context, watcher *sql.Conn, conns []*sql.Conn, before int64) ([]*sql.Tx, error) {
 	for attempt := range snapshotAttempts {
-		var before, after int64
-		if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&before); err != nil {
-			return nil, err
+		if attempt > 0 {
+			if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&before); err != nil {
+				return nil, err
+			}
 		}
 		txs, err := startSnapshots(ctx, conns, attempt)
 		if err != nil {
 			return nil, err
 		}
+		var after int64
 		if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&after); err != nil {
 			endAll(txs)
 			return nil, err
@@ -347,38 +353,82 @@ func endAll(txs []*sql.Tx) {
 }
 
 // searchRangesIn runs st's range statement over lo..hi split into
-// len(txs) ranges, range i in txs[i], all at once; merges their hits;
-// and reads the page's hits, snippets and contexts in txs[0].
+// len(txs) ranges, range i in txs[i], all at once; merges their hits into
+// the page; and reads each range's hits of the page (rows, snippets,
+// contexts) in its own transaction, all at once again. Every transaction
+// is on the one snapshot (sameSnapshot), so the page is read in the
+// snapshot its hits were found in.
 func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string, opts SearchOptions, st sqlitesearch.Statement, lo, hi int64) ([]SearchResult, error) {
 	offset, perRange := pageBounds(st.Args.Offset, st.Args.Limit)
 	keys, desc := st.RangeKeys()
 	bounds := splitSpan(lo, hi, len(txs))
 	found := make([][]rangeHit, len(txs))
-	errs := make([]error, len(txs))
+	err := eachRange(ctx, len(txs), func(ctx context.Context, i int) error {
+		var err error
+		found[i], err = scanRange(ctx, txs[i], st.RangeSQL(), st.RangeNamed(bounds[i][0], bounds[i][1], perRange), keys)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	page := mergePage(found, keys, desc, offset, st.Args.Limit)
+	if len(page) == 0 {
+		return s.searchFinish(ctx, txs[0], query, opts, st, []SearchResult{}, nil)
+	}
+	shares := make([][]int64, len(txs))
+	for _, id := range page {
+		i := slices.IndexFunc(bounds, func(b [2]int64) bool { return id <= b[1] })
+		shares[i] = append(shares[i], id)
+	}
+	read := make([][]SearchResult, len(txs))
+	err = eachRange(ctx, len(txs), func(ctx context.Context, i int) error {
+		if len(shares[i]) == 0 {
+			return nil
+		}
+		hits, long, err := scanHits(ctx, txs[i], st.PageSQL(), st.PageNamed(shares[i]))
+		if err != nil {
+			return err
+		}
+		read[i] = hits
+		return s.finishHits(ctx, txs[i], query, opts, hits, long)
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]SearchResult, len(page))
+	for _, hits := range read {
+		for _, h := range hits {
+			byID[h.ID] = h
+		}
+	}
+	out := make([]SearchResult, 0, len(page))
+	for _, id := range page {
+		h, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("search page: hit %d not read in the snapshot it was found in", id)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// eachRange runs fn for every range 0..n-1 at once, each on its own
+// goroutine, and returns ctx's error if it ended, else the first error;
+// the first error ends the others (their answer is lost anyway).
+func eachRange(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i, tx := range txs {
+	for i := range n {
 		wg.Go(func() {
-			found[i], errs[i] = scanRange(rctx, tx, st.RangeSQL(), st.RangeNamed(bounds[i][0], bounds[i][1], perRange), keys)
-			if errs[i] != nil {
-				cancel() // the answer is lost: stop the others
+			if errs[i] = fn(rctx, i); errs[i] != nil {
+				cancel()
 			}
 		})
 	}
 	wg.Wait()
-	if err := firstError(ctx, errs); err != nil {
-		return nil, err
-	}
-	page := mergePage(found, keys, desc, offset, st.Args.Limit)
-	hits, long, err := scanHits(ctx, txs[0], st.PageSQL(), st.PageNamed(page))
-	if err != nil {
-		return nil, err
-	}
-	if len(hits) != len(page) {
-		return nil, fmt.Errorf("search page: read %d of its %d hits in the same snapshot", len(hits), len(page))
-	}
-	return s.searchFinish(ctx, txs[0], query, opts, st, hits, long)
+	return firstError(ctx, errs)
 }
 
 // firstError returns ctx's error when ctx ended, else the first range's

@@ -3,6 +3,7 @@ package sqlitesearch
 import (
 	"database/sql"
 	"encoding/json"
+	"slices"
 )
 
 // A search split by rowid ranges (the store runs one range per pooled
@@ -16,7 +17,8 @@ import (
 //     hit of the page is among its range's first offset + limit);
 //   - the page statement ([Statement.PageSQL]): the result columns of the
 //     whole statement (snippet, long_hit, …), computed only for the ids of
-//     the page, in the page's order;
+//     the page (the store reads each range's share of the page in that
+//     range's transaction);
 //   - the probe ([Statement.ProbeSQL]): how many rows the index matches, up
 //     to a cap, which tells whether splitting pays.
 //
@@ -101,36 +103,37 @@ ORDER BY m.timestamp ` + dir + `, m.id ` + dir + `
 LIMIT @limit`
 }
 
-// ftsPageSQL is the whole FTS statement's result columns for the ids of
-// @ids (a JSON array, in the page's order). The snippet comes, as in
-// sortedSearchSQL, from the same MATCH restricted to the hit's rowid: the
-// same expression over the same document, so the same snippet. CROSS JOIN
-// keeps the page outermost, so FTS5 looks up each id (rowid = and MATCH)
-// instead of scanning every match.
+// ftsPageSQL is the whole FTS statement's result columns for the hits of
+// @ids (a JSON array of ids, all between @lo and @hi), in no particular
+// order. It walks the MATCH over the rowids @lo..@hi, without ranking,
+// and keeps the page's ids: the unary + keeps FTS5 from taking the IN as
+// a rowid = constraint, which would run the MATCH once per id (each run
+// re-reads the terms' doclists up to the id: 20 ids of a two-word query
+// cost more than the whole ranked statement). The snippet is computed for
+// the rows kept alone, from the same expression over the same document as
+// in the whole statement, so it is the same snippet.
 func ftsPageSQL(table string) string {
 	return `
-WITH page AS (SELECT key AS ord, value AS id FROM json_each(@ids))
 SELECT m.id, m.session_id, m.role,
     CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
     ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
     ` + searchColumns + `
-FROM page
-CROSS JOIN ` + table + ` ON ` + table + `.rowid = page.id AND ` + table + ` MATCH @match
-JOIN messages m ON m.id = page.id
+FROM ` + table + `
+JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
-ORDER BY page.ord`
+WHERE ` + table + ` MATCH @match AND ` + table + `.rowid BETWEEN @lo AND @hi
+  AND +` + table + `.rowid IN (SELECT value FROM json_each(@ids))`
 }
 
-// likePageSQL is the LIKE statements' result columns for the ids of @ids,
-// in the page's order (their snippet needs only @anchor).
+// likePageSQL is the LIKE statements' result columns for the hits of
+// @ids, in no particular order, each read by its id (their snippet needs
+// only @anchor).
 const likePageSQL = `
-WITH page AS (SELECT key AS ord, value AS id FROM json_each(@ids))
 SELECT m.id, m.session_id, m.role,
     substr(m.content, max(1, instr(m.content, @anchor) - 40), 120), 0 AS long_hit, ` + searchColumns + `
-FROM page
-CROSS JOIN messages m ON m.id = page.id
+FROM messages m
 JOIN sessions s ON s.id = m.session_id
-ORDER BY page.ord`
+WHERE m.id IN (SELECT value FROM json_each(@ids))`
 
 // probeSQL counts table's matches of @match, at most @cap of them: FTS5
 // walks the doclists in rowid order and computes no rank, and LIMIT stops
@@ -191,12 +194,11 @@ func (s Statement) RangeNamed(lo, hi int64, limit int64) []any {
 }
 
 // PageSQL returns the statement that reads the hits of a page by id, in
-// the page's order, with the columns, snippets and long_hit flags of
+// no particular order, with the columns, snippets and long_hit flags of
 // [Statement.SQL]; "" for the zero Statement.
 func (s Statement) PageSQL() string { return pageTexts[s.kind] }
 
-// PageNamed returns the page statement's arguments for the hits ids, in
-// the page's order.
+// PageNamed returns the page statement's arguments for the hits ids.
 func (s Statement) PageNamed(ids []int64) []any {
 	if ids == nil {
 		ids = []int64{}
@@ -204,7 +206,11 @@ func (s Statement) PageNamed(ids []int64) []any {
 	b, _ := json.Marshal(ids) // []int64 always marshals
 	switch s.kind {
 	case unicode61, trigram:
-		return []any{sql.Named("ids", string(b)), sql.Named("match", s.Args.Match)}
+		lo, hi := int64(0), int64(-1) // no rowid for no ids
+		if len(ids) > 0 {
+			lo, hi = slices.Min(ids), slices.Max(ids)
+		}
+		return []any{sql.Named("ids", string(b)), sql.Named("match", s.Args.Match), sql.Named("lo", lo), sql.Named("hi", hi)}
 	case like, likeGroups:
 		return []any{sql.Named("ids", string(b)), sql.Named("anchor", s.Args.Anchor)}
 	}
