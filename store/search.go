@@ -140,6 +140,12 @@ func checkQuerySize(query string) error {
 // and rewound messages are left out unless opts.IncludeInactive (on every
 // route: upstream's substring scan forgets both).
 //
+// A search whose index holds many matches (or a LIKE scan of a large
+// table) runs on several cores: split into rowid ranges, each on its own
+// read connection (Options.SearchParallelism), with exactly the single
+// statement's rows, order, snippets and contexts, all read in one snapshot
+// (search_parallel.go).
+//
 // A read-only store (Options.ReadOnly) searches as any other; upstream's
 // SessionDB(read_only=True) answers every search with no results.
 //

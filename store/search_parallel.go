@@ -195,10 +195,9 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 		})
 	}
 	split, lo, hi, version, err := splitPays(ctx, watcher, st, forced)
-	if err != nil {
-		return nil, err
-	}
-	if !split {
+	if err != nil || !split {
+		// A failed look (a damaged index, say) is the single statement's
+		// to report, in its own words.
 		return single()
 	}
 	conns := make([]*sql.Conn, 0, k)
@@ -215,6 +214,9 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 		conns = append(conns, c)
 	}
 	txs, err := s.sameSnapshot(ctx, watcher, conns, version)
+	if err != nil && ctx.Err() == nil {
+		return single()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +230,15 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 		}
 	}()
 	s.searchConns.splits.Add(1)
-	return s.searchRangesIn(ctx, txs, query, opts, st, lo, hi)
+	hits, err := s.searchRangesIn(ctx, txs, query, opts, st, lo, hi)
+	if err != nil && ctx.Err() == nil {
+		// A failing search (a damaged index) fails as the single statement
+		// does, with its error.
+		endAll(txs)
+		txs = nil
+		return single()
+	}
+	return hits, err
 }
 
 // inReadTx runs fn in one read transaction begun on b (the pool or one

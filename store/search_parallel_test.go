@@ -491,3 +491,26 @@ func TestSearchSplitCancelled(t *testing.T) {
 		t.Errorf("split search after Close = %v, %v; want nil, ErrClosed", res, err)
 	}
 }
+
+// TestSearchSplitDamagedIndex: a split search of a damaged index fails
+// exactly as the single statement does (ErrCorrupt, its message): the
+// probe's and the ranges' own failures hand over to the single statement.
+func TestSearchSplitDamagedIndex(t *testing.T) {
+	t.Parallel()
+	s, path := healthFixture(t, nil)
+	for range 200 {
+		mustAppend(t, s, "a", NewMessage{Role: "user", Content: new("filler hello")})
+	}
+	damageSearchIndex(t, path)
+	ctx := context.Background()
+	_, want := forcedSearch(s, ctx, "hello", SearchOptions{}, 1)
+	if !errors.Is(want, ErrCorrupt) {
+		t.Fatalf("single statement on the damaged index: %v, want ErrCorrupt", want)
+	}
+	for _, k := range []int{0, 2, 3, 4} {
+		_, err := forcedSearch(s, ctx, "hello", SearchOptions{}, k)
+		if !errors.Is(err, ErrCorrupt) || err.Error() != want.Error() {
+			t.Errorf("%d ranges: %v, want %v", k, err, want)
+		}
+	}
+}
