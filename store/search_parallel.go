@@ -50,15 +50,29 @@ import (
 // range transactions on one snapshot before it runs the single statement.
 const snapshotAttempts = 3
 
-// The split thresholds, measured on the benchmark corpus (100,000
-// messages, BenchmarkSearchSplitThreshold) with 2 ranges on 2 cores: a
-// full-text search is split when the index holds at least
-// splitMinMatches matches of its MATCH (the probe counts them, stopping at
-// the threshold), a LIKE scan when messages spans at least splitMinRows
+// The split thresholds. A full-text search is split when its index holds
+// at least splitMinMatches matches of its MATCH (the probe counts them,
+// stopping there), a LIKE scan when messages spans at least splitMinRows
 // rowids (its cost is the rows it scans, whatever matches).
+//
+// Measured with BenchmarkSearchSplitThreshold and
+// BenchmarkSearchSplitLikeThreshold on the benchmark corpus (100,000
+// messages), 2 ranges against the single statement on 2 cores, which
+// other processes kept loaded (load average 6 to 9), so every ratio is
+// pessimistic (ranges2/single, two runs): 9 matches (one rare word) 1.9;
+// 73 to 1,528 matches (ANDs of two to four common words) 1.9 to 2.7;
+// 2,975 (an OR of two ANDs) 1.75 and 1.81; 17,285 (docker OR kubernetes)
+// 0.85 and 1.02; 18,061 (one common word) 0.66 and 0.74 in
+// BenchmarkSearchSplit. The matches alone do not tell the cost: every
+// range pays bm25's document counts, one walk of each phrase's whole
+// doclist, and the page's walk, so a query of few matches over common
+// words gains nothing, and the threshold sits between the last loss
+// (2,975) and the first gain (17,285). LIKE scans over the first n rowids:
+// 10,000 rows 1.00 and 1.00, 20,000 0.94 and 1.16, 50,000 0.88 and 0.98.
+// Re-measure on a quiet machine, where the crossovers come earlier.
 const (
-	splitMinMatches = 2000
-	splitMinRows    = 20000
+	splitMinMatches = 10000
+	splitMinRows    = 50000
 )
 
 // searchConns counts the read-pool connections that split searches hold,
@@ -71,7 +85,7 @@ type searchConns struct {
 	mu    sync.Mutex
 	inUse int
 
-	splits, retries, fallbacks atomic.Uint64
+	splits, early, retries, fallbacks atomic.Uint64
 }
 
 // take reserves up to want connections of a pool of capacity and returns
@@ -194,7 +208,12 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 			return s.searchWhole(ctx, q, query, opts, st)
 		})
 	}
-	split, lo, hi, version, err := splitPays(ctx, watcher, st, forced)
+	if st.ProbeSQL() != "" && !forced {
+		if hits, done, err := s.probeBesideSingle(ctx, watcher, query, opts, st); done {
+			return hits, err
+		}
+	}
+	split, lo, hi, version, err := splitInfo(ctx, watcher, st, forced)
 	if err != nil || !split {
 		// A failed look (a damaged index, say) is the single statement's
 		// to report, in its own words.
@@ -271,22 +290,49 @@ const (
 	startSnapshotSQL = "PRAGMA schema_version"
 )
 
-// splitPays tells whether st is worth splitting (always when forced) and
+// probeBesideSingle runs the single statement on a pooled connection of
+// its own while the watcher counts the index's matches (the probe,
+// stopping at splitMinMatches), so that a search too small to split costs
+// what the single statement costs: the probe ran beside it, on another
+// core. done is true, with the single statement's answer, when the probe
+// found too few matches (or failed: the single statement's error is the
+// one to report) or the single statement finished first; otherwise the
+// single statement is interrupted (it ran for the probe's time) and the
+// caller splits.
+func (s *Store) probeBesideSingle(ctx context.Context, watcher *sql.Conn, query string, opts SearchOptions, st sqlitesearch.Statement) (hits []SearchResult, done bool, err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		hits []SearchResult
+		err  error
+	}
+	single := make(chan answer, 1)
+	go func() {
+		hits, err := inReadTx(sctx, s.r, func(q db.DBTX) ([]SearchResult, error) {
+			return s.searchWhole(sctx, q, query, opts, st)
+		})
+		single <- answer{hits, err}
+	}()
+	var matches int64
+	err = watcher.QueryRowContext(ctx, st.ProbeSQL(), st.ProbeNamed(splitMinMatches)...).Scan(&matches)
+	if err != nil || matches < splitMinMatches || ctx.Err() != nil {
+		a := <-single
+		return a.hits, true, a.err
+	}
+	cancel()
+	if a := <-single; a.err == nil {
+		s.searchConns.early.Add(1)
+		return a.hits, true, nil // it finished before the interrupt
+	}
+	return nil, false, nil
+}
+
+// splitInfo tells whether st is worth splitting (always when forced) and
 // returns the span of rowids to split and the watcher's data_version,
 // read on the watcher c outside any transaction: only a WAL file with
-// messages is split; a full-text search when its index holds
-// splitMinMatches matches (the probe stops counting there), a LIKE scan
-// when the rowids span splitMinRows.
-func splitPays(ctx context.Context, c *sql.Conn, st sqlitesearch.Statement, forced bool) (split bool, lo, hi, version int64, err error) {
-	if probe := st.ProbeSQL(); probe != "" && !forced {
-		var matches int64
-		if err := c.QueryRowContext(ctx, probe, st.ProbeNamed(splitMinMatches)...).Scan(&matches); err != nil {
-			return false, 0, 0, 0, err
-		}
-		if matches < splitMinMatches {
-			return false, 0, 0, 0, nil
-		}
-	}
+// messages is split, and a LIKE scan only when the rowids span
+// splitMinRows (a full-text search has passed the probe).
+func splitInfo(ctx context.Context, c *sql.Conn, st sqlitesearch.Statement, forced bool) (split bool, lo, hi, version int64, err error) {
 	var mode string
 	var first, last sql.NullInt64
 	if err := c.QueryRowContext(ctx, splitInfoSQL).Scan(&version, &mode, &first, &last); err != nil {

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
 // forcedSearch is SearchMessages split into k ranges whatever the
@@ -512,5 +516,66 @@ func TestSearchSplitDamagedIndex(t *testing.T) {
 		if !errors.Is(err, ErrCorrupt) || err.Error() != want.Error() {
 			t.Errorf("%d ranges: %v, want %v", k, err, want)
 		}
+	}
+}
+
+// TestSearchSplitDecides: SearchMessages itself splits a search whose
+// index holds splitMinMatches matches (here 2 ranges, Options.
+// SearchParallelism), with the single statement's answer, and leaves a
+// rarer one, and a LIKE scan of fewer than splitMinRows rows, unsplit;
+// SearchParallelism 1 never splits.
+func TestSearchSplitDecides(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := openAt(t, path, &Options{SearchParallelism: 2, Synchronous: SynchronousNormal})
+	srchCreate(t, s, "s", "cli", "")
+	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		for i := range splitMinMatches + 100 {
+			text := fmt.Sprintf("common word %d 通信", i)
+			if i%1000 == 0 {
+				text += " rare"
+			}
+			if _, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{
+				SessionID: "s", Role: "user", Content: &text, Timestamp: sqlnum.RealOf(float64(1000 + i%97)),
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		opts  SearchOptions
+		split uint64
+	}{
+		{"common", SearchOptions{}, 1},
+		{"common", SearchOptions{Order: SearchNewest, Offset: 30, Limit: 25}, 1},
+		{"rare", SearchOptions{}, 0},
+		{"通信", SearchOptions{}, 0}, // 10,100 rows: below splitMinRows
+	} {
+		// A search worth splitting is split, unless the single statement
+		// run beside the probe finished first (early).
+		before := s.searchConns.splits.Load() + s.searchConns.early.Load()
+		got, err := s.SearchMessages(ctx, c.query, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.searchConns.splits.Load() + s.searchConns.early.Load() - before; n != c.split {
+			t.Errorf("%q %+v: %d split searches, want %d", c.query, c.opts, n, c.split)
+		}
+		if diff := cmp.Diff(mustForced(t, s, c.query, c.opts, 1), got); diff != "" || len(got) == 0 {
+			t.Errorf("%q %+v (-single +SearchMessages), %d hits:\n%s", c.query, c.opts, len(got), diff)
+		}
+	}
+	off := openAt(t, path, &Options{SearchParallelism: 1, ReadOnly: true})
+	if _, err := off.SearchMessages(ctx, "common", SearchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := off.searchConns.splits.Load(); n != 0 {
+		t.Errorf("SearchParallelism 1: %d split searches", n)
 	}
 }
