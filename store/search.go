@@ -260,18 +260,38 @@ func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]Search
 	defer rows.Close()
 	hits, long := []SearchResult{}, []bool{}
 	for rows.Next() {
-		var h SearchResult
-		var ts, started sqlnum.Real // as the store reads any row (package sqlnum)
-		var snippet sql.NullString
-		var longHit bool
-		if err := rows.Scan(&h.ID, &h.SessionID, &h.Role, &snippet, &longHit, &ts, &h.ToolName, &h.Source, &h.Model, &started); err != nil {
+		h, longHit, err := scanHit(rows, nil)
+		if err != nil {
 			return nil, nil, err
 		}
-		if snippet.Valid {
-			h.Snippet = &snippet.String
-		}
-		h.Timestamp, h.SessionStarted = Timestamp(ts.Float64), Timestamp(started.Float64)
-		hits, long = append(hits, h), append(long, longHit)
+		hits, long = append(hits, h.SearchResult), append(long, longHit)
 	}
 	return hits, long, rows.Err()
+}
+
+// rankedHit is a hit and, when its statement returns it, its rank.
+type rankedHit struct {
+	SearchResult
+	rank *float64
+}
+
+// scanHit reads one hit's columns, and the rank after them into rank
+// unless nil.
+func scanHit(rows *sql.Rows, rank *float64) (rankedHit, bool, error) {
+	var h SearchResult
+	var ts, started sqlnum.Real // as the store reads any row (package sqlnum)
+	var snippet sql.NullString
+	var longHit bool
+	dest := []any{&h.ID, &h.SessionID, &h.Role, &snippet, &longHit, &ts, &h.ToolName, &h.Source, &h.Model, &started}
+	if rank != nil {
+		dest = append(dest, rank)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return rankedHit{}, false, err
+	}
+	if snippet.Valid {
+		h.Snippet = &snippet.String
+	}
+	h.Timestamp, h.SessionStarted = Timestamp(ts.Float64), Timestamp(started.Float64)
+	return rankedHit{h, rank}, longHit, nil
 }

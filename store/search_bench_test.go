@@ -420,26 +420,35 @@ func srchSingle(ctx context.Context, s *Store, query string, opts SearchOptions)
 
 // srchInterleaved times fns in one interleaved run, each round starting
 // with the next one, and reports each one's ns/op under names[i] and its
-// ratio to fns[0] as names[i]/names[0].
+// ratio to fns[0] as names[i]/names[0]; and the process's CPU time during
+// each (names[i]-cpu-ns/op, and names[i]-cpu/names[0]-cpu): the work a
+// split does in all, which on idle cores bounds its wall time from below
+// (cpu/cores), whatever other processes do to the wall times.
 func srchInterleaved(b *testing.B, names []string, fns []func() error) {
 	b.Helper()
 	times := make([]time.Duration, len(fns))
+	cpus := make([]time.Duration, len(fns))
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		for j := range fns {
 			f := (i + j) % len(fns)
-			start := time.Now()
+			cpu, start := processCPU(), time.Now()
 			if err := fns[f](); err != nil {
 				b.Fatal(err)
 			}
 			times[f] += time.Since(start)
+			cpus[f] += processCPU() - cpu
 		}
 	}
 	n := float64(b.N)
 	for i, name := range names {
 		b.ReportMetric(float64(times[i].Nanoseconds())/n, name+"-ns/op")
+		b.ReportMetric(float64(cpus[i].Nanoseconds())/n, name+"-cpu-ns/op")
 		if i > 0 {
 			b.ReportMetric(float64(times[i])/float64(times[0]), name+"/"+names[0])
+			if cpus[0] > 0 {
+				b.ReportMetric(float64(cpus[i])/float64(cpus[0]), name+"-cpu/"+names[0]+"-cpu")
+			}
 		}
 	}
 }

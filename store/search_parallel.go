@@ -46,6 +46,13 @@ import (
 // range transactions' starts would block the second until its busy
 // timeout.
 
+// rowsRangeMaxHits is the most hits a range of a search by rank reads
+// with their result columns (offset + limit; sqlitesearch's
+// RowsRangeSQL), computing snippets for (ranges - 1) * (offset + limit)
+// hits that are not on the page; above it a range returns ids and ranks
+// only, and the page is read afterwards.
+const rowsRangeMaxHits = 100
+
 // snapshotAttempts is how many times a split search tries to start its
 // range transactions on one snapshot before it runs the single statement.
 const snapshotAttempts = 3
@@ -418,10 +425,16 @@ func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string,
 	offset, perRange := pageBounds(st.Args.Offset, st.Args.Limit)
 	keys, desc := st.RangeKeys()
 	bounds := splitSpan(lo, hi, len(txs))
+	rows := st.RowsRangeSQL() != "" && perRange >= 0 && perRange <= rowsRangeMaxHits
 	found := make([][]rangeHit, len(txs))
 	err := eachRange(ctx, len(txs), func(ctx context.Context, i int) error {
 		var err error
-		found[i], err = scanRange(ctx, txs[i], st.RangeSQL(), st.RangeNamed(bounds[i][0], bounds[i][1], perRange), keys)
+		args := st.RangeNamed(bounds[i][0], bounds[i][1], perRange)
+		if rows {
+			found[i], err = scanRowsRange(ctx, txs[i], st.RowsRangeSQL(), args)
+		} else {
+			found[i], err = scanRange(ctx, txs[i], st.RangeSQL(), args, keys)
+		}
 		return err
 	})
 	if err != nil {
@@ -431,19 +444,31 @@ func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string,
 	if len(page) == 0 {
 		return s.searchFinish(ctx, txs[0], query, opts, st, []SearchResult{}, nil)
 	}
-	shares := make([][]int64, len(txs))
-	for _, id := range page {
-		i := slices.IndexFunc(bounds, func(b [2]int64) bool { return id <= b[1] })
-		shares[i] = append(shares[i], id)
+	shares := make([][]rangeHit, len(txs))
+	for _, h := range page {
+		i := slices.IndexFunc(bounds, func(b [2]int64) bool { return h.id <= b[1] })
+		shares[i] = append(shares[i], h)
 	}
 	read := make([][]SearchResult, len(txs))
 	err = eachRange(ctx, len(txs), func(ctx context.Context, i int) error {
 		if len(shares[i]) == 0 {
 			return nil
 		}
-		hits, long, err := scanHits(ctx, txs[i], st.PageSQL(), st.PageNamed(shares[i]))
-		if err != nil {
-			return err
+		var hits []SearchResult
+		var long []bool
+		if rows {
+			for _, h := range shares[i] {
+				hits, long = append(hits, *h.row), append(long, h.long)
+			}
+		} else {
+			ids := make([]int64, len(shares[i]))
+			for j, h := range shares[i] {
+				ids[j] = h.id
+			}
+			var err error
+			if hits, long, err = scanHits(ctx, txs[i], st.PageSQL(), st.PageNamed(ids)); err != nil {
+				return err
+			}
 		}
 		read[i] = hits
 		return s.finishHits(ctx, txs[i], query, opts, hits, long)
@@ -458,10 +483,10 @@ func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string,
 		}
 	}
 	out := make([]SearchResult, 0, len(page))
-	for _, id := range page {
-		h, ok := byID[id]
+	for _, p := range page {
+		h, ok := byID[p.id]
 		if !ok {
-			return nil, fmt.Errorf("search page: hit %d not read in the snapshot it was found in", id)
+			return nil, fmt.Errorf("search page: hit %d not read in the snapshot it was found in", p.id)
 		}
 		out = append(out, h)
 	}

@@ -12,11 +12,33 @@ import (
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
 
-// rangeHit is one hit of a range statement: its id and sort keys.
+// rangeHit is one hit of a range statement: its id and sort keys, and,
+// from a rows range statement, its row and long_hit flag.
 type rangeHit struct {
 	id   int64
 	ts   any // the timestamp as SQLite stored it: float64, int64, string, []byte or nil
 	rank float64
+	row  *SearchResult
+	long bool
+}
+
+// scanRowsRange runs a rows range statement (a hit's columns as scanHits
+// reads them, then its rank) in tx and reads its hits.
+func scanRowsRange(ctx context.Context, tx *sql.Tx, stmt string, args []any) ([]rangeHit, error) {
+	rows, err := tx.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []rangeHit
+	for rows.Next() {
+		h, long, err := scanHit(rows, new(float64))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rangeHit{id: h.ID, rank: *h.rank, row: &h.SearchResult, long: long})
+	}
+	return out, rows.Err()
 }
 
 // scanRange runs one range statement in tx and reads its hits.
@@ -46,23 +68,19 @@ func scanRange(ctx context.Context, tx *sql.Tx, stmt string, args []any, keys sq
 }
 
 // mergePage merges the ranges' hits in the whole statement's order (see
-// sqlitesearch.RangeKey) and returns the ids of the page: from first, at
-// most limit of them (a negative limit: all).
-func mergePage(found [][]rangeHit, keys sqlitesearch.RangeKey, desc bool, first int64, limit int) []int64 {
+// sqlitesearch.RangeKey) and returns the page's: from first, at most
+// limit of them (a negative limit: all).
+func mergePage(found [][]rangeHit, keys sqlitesearch.RangeKey, desc bool, first int64, limit int) []rangeHit {
 	all := slices.Concat(found...)
 	slices.SortFunc(all, func(a, b rangeHit) int { return compareHits(a, b, keys, desc) })
 	if first >= int64(len(all)) {
-		return []int64{}
+		return nil
 	}
 	all = all[first:]
 	if limit >= 0 && limit < len(all) {
 		all = all[:limit]
 	}
-	ids := make([]int64, len(all))
-	for i, h := range all {
-		ids[i] = h.id
-	}
-	return ids
+	return all
 }
 
 // compareHits orders two hits as the whole statement does: by rank then

@@ -42,6 +42,15 @@ var rangeTexts = [...][3]string{
 	likeGroups:  {likeRangeSQL(likeGroupsCondition, "DESC"), likeRangeSQL(likeGroupsCondition, "DESC"), likeRangeSQL(likeGroupsCondition, "ASC")},
 }
 
+// rowsRangeTexts are each kind's rows range statement, by rank only.
+var rowsRangeTexts = [...]string{
+	noStatement: "",
+	unicode61:   rankedRowsRangeSQL("messages_fts"),
+	trigram:     rankedRowsRangeSQL("messages_fts_trigram"),
+	like:        "",
+	likeGroups:  "",
+}
+
 // pageTexts are each kind's page statement; the page comes in its order,
 // so one text serves every order.
 var pageTexts = [...]string{
@@ -69,6 +78,26 @@ var probeTexts = [...]string{
 func rankedRangeSQL(table string) string {
 	return `
 SELECT m.id, ` + table + `.rank
+FROM ` + table + `
+JOIN messages m ON m.id = ` + table + `.rowid
+JOIN sessions s ON s.id = m.session_id
+WHERE ` + table + ` MATCH @match AND ` + table + `.rowid BETWEEN @lo AND @hi` + searchFilters + `
+ORDER BY rank
+LIMIT @limit`
+}
+
+// rankedRowsRangeSQL is rankedSearchSQL itself restricted to the range,
+// with the rank after its columns and no offset: by rank, FTS5 hands the
+// join its matches best first and LIMIT stops it, so snippet() runs only
+// for the range's first @limit hits, on the same cursor as in the whole
+// statement. For a small page this costs less than reading the page
+// afterwards (which walks the MATCH again).
+func rankedRowsRangeSQL(table string) string {
+	return `
+SELECT m.id, m.session_id, m.role,
+    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
+    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
+    ` + searchColumns + `, ` + table + `.rank
 FROM ` + table + `
 JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
@@ -169,6 +198,18 @@ const (
 // Statement. Its parameters are the statement's own (see [Statement.Named])
 // without @offset, and @lo, @hi and @limit ([Statement.RangeNamed]).
 func (s Statement) RangeSQL() string { return rangeTexts[s.kind][s.order] }
+
+// RowsRangeSQL returns, for a search by rank on a full-text index, the
+// range statement that returns the whole statement's result columns
+// (those of [Statement.SQL]) followed by the rank, with the arguments of
+// [Statement.RangeNamed]; "" for any other statement. No page statement
+// follows it.
+func (s Statement) RowsRangeSQL() string {
+	if s.order != OrderRank {
+		return ""
+	}
+	return rowsRangeTexts[s.kind]
+}
 
 // RangeKeys returns which sort keys the range statement returns, and
 // whether its time order is descending.

@@ -66,6 +66,9 @@ func TestRanged(t *testing.T) {
 			if (st.ProbeSQL() != "") != c.probe {
 				t.Errorf("ProbeSQL() = %q; want one: %v", st.ProbeSQL(), c.probe)
 			}
+			if (st.RowsRangeSQL() != "") != (c.keys == KeysRank) {
+				t.Errorf("RowsRangeSQL() = %q; want one only by rank", st.RowsRangeSQL())
+			}
 			if st.RangeSQL() == "" || st.PageSQL() == "" {
 				t.Error("no range or page statement")
 			}
