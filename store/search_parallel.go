@@ -23,9 +23,13 @@ import (
 // internal/sqlitesearch's ranges.go), so a search that is worth it is split
 // into k rowid ranges, each run on its own pooled connection at the same
 // time, each returning only the ids and sort keys of its first
-// offset + limit hits; the store merges them in the whole statement's
-// order (search_parallel_merge.go) and reads snippets and contexts for the
-// page alone.
+// offset + limit hits (for a small page by rank, their rows and snippets
+// too: rowsRangeMaxHits); the store merges them in the whole statement's
+// order (search_parallel_merge.go) and reads the rest for the page alone:
+// each range its share of the page (rows, long snippets, contexts), in its
+// own transaction, all at once. Whether a search is worth it is told by a
+// probe run beside the single statement (probeBesideSingle), so that a
+// small search costs what it did.
 //
 // One snapshot. A search reads one committed state, as the single
 // statement in one read transaction does. The k read transactions each
@@ -38,8 +42,9 @@ import (
 // prove that no commit landed while the snapshots were taken, and all k
 // are the state the first read saw. Otherwise the transactions end and it
 // tries again (snapshotAttempts times), then runs the single statement on
-// the watcher. The page is read in the first range's transaction, inside
-// the same snapshot. No lock is taken: writers never wait for a search.
+// the watcher (search_parallel_snapshot.go). Every range reads its share
+// of the page in its own transaction, so on that same snapshot. No lock is
+// taken: writers never wait for a search.
 //
 // Only a WAL file is split: with the rollback journal a read transaction
 // holds a shared lock, so a writer waiting to commit between two of the
@@ -52,10 +57,6 @@ import (
 // hits that are not on the page; above it a range returns ids and ranks
 // only, and the page is read afterwards.
 const rowsRangeMaxHits = 100
-
-// snapshotAttempts is how many times a split search tries to start its
-// range transactions on one snapshot before it runs the single statement.
-const snapshotAttempts = 3
 
 // The split thresholds. A full-text search is split when its index holds
 // at least splitMinMatches matches of its MATCH (the probe counts them,
@@ -114,15 +115,6 @@ func (c *searchConns) put(n int) {
 	c.inUse -= n
 	c.mu.Unlock()
 }
-
-// Test hooks. searchSnapshotHook, when set, runs after range i of attempt
-// has fixed its snapshot (a test commits there); searchSnapshotUnchecked
-// skips the data_version comparison, so that a test can show what it
-// prevents.
-var (
-	searchSnapshotHook      func(attempt, i int)
-	searchSnapshotUnchecked bool
-)
 
 // searchRanges is how many ranges a search may be split into: the
 // option's value (0: runtime.NumCPU()), at most ReadConnections; 1 or less
@@ -353,66 +345,6 @@ func splitInfo(ctx context.Context, c *sql.Conn, st sqlitesearch.Statement, forc
 		return false, 0, 0, 0, nil
 	}
 	return true, lo, hi, version, nil
-}
-
-// sameSnapshot begins one read transaction on each of conns, all on one
-// snapshot, proved by the watcher's data_version (see the top of this
-// file; before is its value read before the first attempt), trying
-// snapshotAttempts times; nil (and no error) when every attempt saw a
-// commit land.
-func (s *Store) sameSnapshot(ctx context.Context, watcher *sql.Conn, conns []*sql.Conn, before int64) ([]*sql.Tx, error) {
-	for attempt := range snapshotAttempts {
-		if attempt > 0 {
-			if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&before); err != nil {
-				return nil, err
-			}
-		}
-		txs, err := startSnapshots(ctx, conns, attempt)
-		if err != nil {
-			return nil, err
-		}
-		var after int64
-		if err := watcher.QueryRowContext(ctx, dataVersionSQL).Scan(&after); err != nil {
-			endAll(txs)
-			return nil, err
-		}
-		if before == after || searchSnapshotUnchecked {
-			return txs, nil
-		}
-		endAll(txs)
-		s.searchConns.retries.Add(1)
-	}
-	return nil, nil
-}
-
-// startSnapshots begins a read transaction on each of conns and fixes its
-// snapshot with a first read.
-func startSnapshots(ctx context.Context, conns []*sql.Conn, attempt int) ([]*sql.Tx, error) {
-	txs := make([]*sql.Tx, 0, len(conns))
-	for i, c := range conns {
-		tx, err := c.BeginTx(ctx, nil)
-		if err != nil {
-			endAll(txs)
-			return nil, fmt.Errorf("begin: %w", err)
-		}
-		txs = append(txs, tx)
-		var v int64
-		if err := tx.QueryRowContext(ctx, startSnapshotSQL).Scan(&v); err != nil {
-			endAll(txs)
-			return nil, err
-		}
-		if searchSnapshotHook != nil {
-			searchSnapshotHook(attempt, i)
-		}
-	}
-	return txs, nil
-}
-
-// endAll ends read transactions.
-func endAll(txs []*sql.Tx) {
-	for _, tx := range txs {
-		tx.Rollback()
-	}
 }
 
 // searchRangesIn runs st's range statement over lo..hi split into
