@@ -58,8 +58,17 @@ type Options struct {
 	// negative turns it off.
 	OptimizeEvery int
 	// ReadConnections bounds the read-only pool. Zero:
-	// DefaultReadConnections.
+	// DefaultReadConnections. The pool holds one connection more, which a
+	// split search (see SearchParallelism) uses to prove that its ranges
+	// share one snapshot.
 	ReadConnections int
+	// SearchParallelism is how many rowid ranges, each on its own read
+	// connection at the same time, SearchMessages may split a search into
+	// when the search is large enough to gain from it: 0 (the default) is
+	// runtime.NumCPU(); 1 or less never splits; any value is capped at
+	// ReadConnections. A split search returns exactly the single
+	// statement's rows, order, snippets and contexts, from one snapshot.
+	SearchParallelism int
 	// SkipMigrations opens the file as it is: no migrations, no reconcile.
 	// A file a newer Hermes wrote is still refused (see WriteNewerSchema).
 	SkipMigrations bool

@@ -140,6 +140,12 @@ func checkQuerySize(query string) error {
 // and rewound messages are left out unless opts.IncludeInactive (on every
 // route: upstream's substring scan forgets both).
 //
+// A search whose index holds many matches (or a LIKE scan of a large
+// table) runs on several cores: split into rowid ranges, each on its own
+// read connection (Options.SearchParallelism), with exactly the single
+// statement's rows, order, snippets and contexts, all read in one snapshot
+// (search_parallel.go).
+//
 // A read-only store (Options.ReadOnly) searches as any other; upstream's
 // SessionDB(read_only=True) answers every search with no results.
 //
@@ -160,35 +166,63 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	if !ok {
 		return []SearchResult{}, nil
 	}
-	return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
-		hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
-		if err != nil {
+	hits, err := s.search(ctx, query, opts, st, 0)
+	if searchCrossCheck != nil {
+		searchCrossCheck(s, ctx, query, opts)
+	}
+	return hits, err
+}
+
+// searchCrossCheck, when a test sets it, runs after every search that had
+// a statement (TestSearchRangesAgree compares split searches with the
+// single statement there).
+var searchCrossCheck func(s *Store, ctx context.Context, query string, opts SearchOptions)
+
+// searchWhole runs st, the whole search, in the read transaction q, and
+// finishes its page (searchFinish).
+func (s *Store) searchWhole(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement) ([]SearchResult, error) {
+	hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
+	if err != nil {
+		return nil, err
+	}
+	return s.searchFinish(ctx, q, query, opts, st, hits, long)
+}
+
+// searchFinish completes a page of hits in the read transaction q that
+// found them: an empty page of a full-text search is checked against an
+// empty index (ErrSearchIndexEmpty), and the hits are finished
+// (finishHits).
+func (s *Store) searchFinish(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement, hits []SearchResult, long []bool) ([]SearchResult, error) {
+	if index := st.Index(); len(hits) == 0 && index != "" {
+		// Nothing found: make sure it is not an empty index.
+		if err := searchIndexEmpty(ctx, q, index); err != nil {
 			return nil, err
 		}
-		if index := st.Index(); len(hits) == 0 && index != "" {
-			// Nothing found: make sure it is not an empty index.
-			if err := searchIndexEmpty(ctx, q, index); err != nil {
-				return nil, err
+	}
+	return hits, s.finishHits(ctx, q, query, opts, hits, long)
+}
+
+// finishHits gives the long hits (long[i] for hits[i]) the store's
+// snippet and every hit its context, read in q.
+func (s *Store) finishHits(ctx context.Context, q db.DBTX, query string, opts SearchOptions, hits []SearchResult, long []bool) error {
+	var err error
+	for i := range hits {
+		if long[i] {
+			if hits[i].Snippet, err = s.longSnippet(ctx, q, hits[i].ID, query); err != nil {
+				return err
 			}
 		}
-		for i := range hits {
-			if long[i] {
-				if hits[i].Snippet, err = s.longSnippet(ctx, q, hits[i].ID, query); err != nil {
-					return nil, err
-				}
-			}
+	}
+	for i := range hits {
+		rows, err := s.q.MessageContext(ctx, q, db.MessageContextParams{
+			ID: hits[i].ID, IncludeInactive: boolInt(opts.IncludeInactive),
+		})
+		if err != nil {
+			return err
 		}
-		for i := range hits {
-			rows, err := s.q.MessageContext(ctx, q, db.MessageContextParams{
-				ID: hits[i].ID, IncludeInactive: boolInt(opts.IncludeInactive),
-			})
-			if err != nil {
-				return nil, err
-			}
-			hits[i].Context = hitContext(rows)
-		}
-		return hits, nil
-	})
+		hits[i].Context = hitContext(rows)
+	}
+	return nil
 }
 
 // searchStatement plans query (fts.Parse) and builds the statement that
@@ -226,18 +260,38 @@ func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]Search
 	defer rows.Close()
 	hits, long := []SearchResult{}, []bool{}
 	for rows.Next() {
-		var h SearchResult
-		var ts, started sqlnum.Real // as the store reads any row (package sqlnum)
-		var snippet sql.NullString
-		var longHit bool
-		if err := rows.Scan(&h.ID, &h.SessionID, &h.Role, &snippet, &longHit, &ts, &h.ToolName, &h.Source, &h.Model, &started); err != nil {
+		h, longHit, err := scanHit(rows, nil)
+		if err != nil {
 			return nil, nil, err
 		}
-		if snippet.Valid {
-			h.Snippet = &snippet.String
-		}
-		h.Timestamp, h.SessionStarted = Timestamp(ts.Float64), Timestamp(started.Float64)
-		hits, long = append(hits, h), append(long, longHit)
+		hits, long = append(hits, h.SearchResult), append(long, longHit)
 	}
 	return hits, long, rows.Err()
+}
+
+// rankedHit is a hit and, when its statement returns it, its rank.
+type rankedHit struct {
+	SearchResult
+	rank *float64
+}
+
+// scanHit reads one hit's columns, and the rank after them into rank
+// unless nil.
+func scanHit(rows *sql.Rows, rank *float64) (rankedHit, bool, error) {
+	var h SearchResult
+	var ts, started sqlnum.Real // as the store reads any row (package sqlnum)
+	var snippet sql.NullString
+	var longHit bool
+	dest := []any{&h.ID, &h.SessionID, &h.Role, &snippet, &longHit, &ts, &h.ToolName, &h.Source, &h.Model, &started}
+	if rank != nil {
+		dest = append(dest, rank)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return rankedHit{}, false, err
+	}
+	if snippet.Valid {
+		h.Snippet = &snippet.String
+	}
+	h.Timestamp, h.SessionStarted = Timestamp(ts.Float64), Timestamp(started.Float64)
+	return rankedHit{h, rank}, longHit, nil
 }

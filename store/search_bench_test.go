@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
@@ -389,4 +392,198 @@ func srchBenchCount(b *testing.B, s *Store, stmt string, args ...any) int64 {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// srchSplit is SearchMessages split into exactly k ranges (k = 1: one
+// range, the split's own statements without the parallelism), whatever
+// the thresholds.
+func srchSplit(ctx context.Context, s *Store, query string, opts SearchOptions, k int) ([]SearchResult, error) {
+	st, ok := searchStatement(query, opts)
+	if !ok {
+		return nil, fmt.Errorf("query %q has nothing to search", query)
+	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	return s.searchSplit(ctx, query, opts, st, k, true)
+}
+
+// srchSingle is SearchMessages as the single statement.
+func srchSingle(ctx context.Context, s *Store, query string, opts SearchOptions) ([]SearchResult, error) {
+	st, ok := searchStatement(query, opts)
+	if !ok {
+		return nil, fmt.Errorf("query %q has nothing to search", query)
+	}
+	return s.search(ctx, query, opts, st, 1)
+}
+
+// srchInterleaved times fns in one interleaved run, each round starting
+// with the next one, and reports each one's ns/op under names[i] and its
+// ratio to fns[0] as names[i]/names[0]; and the process's CPU time during
+// each (names[i]-cpu-ns/op, and names[i]-cpu/names[0]-cpu): the work a
+// split does in all, which on idle cores bounds its wall time from below
+// (cpu/cores), whatever other processes do to the wall times.
+func srchInterleaved(b *testing.B, names []string, fns []func() error) {
+	b.Helper()
+	times := make([]time.Duration, len(fns))
+	cpus := make([]time.Duration, len(fns))
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		for j := range fns {
+			f := (i + j) % len(fns)
+			cpu, start := processCPU(), time.Now()
+			if err := fns[f](); err != nil {
+				b.Fatal(err)
+			}
+			times[f] += time.Since(start)
+			cpus[f] += processCPU() - cpu
+		}
+	}
+	n := float64(b.N)
+	for i, name := range names {
+		b.ReportMetric(float64(times[i].Nanoseconds())/n, name+"-ns/op")
+		b.ReportMetric(float64(cpus[i].Nanoseconds())/n, name+"-cpu-ns/op")
+		if i > 0 {
+			b.ReportMetric(float64(times[i])/float64(times[0]), name+"/"+names[0])
+			if cpus[0] > 0 {
+				b.ReportMetric(float64(cpus[i])/float64(cpus[0]), name+"-cpu/"+names[0]+"-cpu")
+			}
+		}
+	}
+}
+
+// srchSame fails the benchmark unless every answer equals want.
+func srchSame(b *testing.B, label string, want []SearchResult, got ...[]SearchResult) {
+	b.Helper()
+	if len(want) == 0 {
+		b.Fatalf("%s: no hits", label)
+	}
+	for i, g := range got {
+		if diff := cmp.Diff(want, g); diff != "" {
+			b.Fatalf("%s: answer %d differs from the single statement (-single +got):\n%s", label, i, diff)
+		}
+	}
+}
+
+// BenchmarkSearchSplit is a search split into 1, 2 and 4 rowid ranges
+// (the split's statements, each range on its own read connection at the
+// same time) against the single statement, all through the store (page,
+// snippets, contexts), in one interleaved run, with the answers asserted
+// identical first. It also runs SearchMessages itself (auto: the probe and
+// the thresholds decide). The target is ranges2/single <= 0.55 for
+// the common word on 2 cores. EnglishRare shows what the probe costs a
+// search the thresholds leave unsplit (auto/single).
+func BenchmarkSearchSplit(b *testing.B) {
+	ctx := context.Background()
+	s := srchBenchStore(b)
+	for _, bc := range []struct {
+		name  string
+		query string
+		opts  SearchOptions
+	}{
+		{"EnglishCommon", srchBenchCommonTerm, SearchOptions{}},
+		{"EnglishCommonNewest", srchBenchCommonTerm, SearchOptions{Order: SearchNewest}},
+		{"EnglishCommonFiltered", srchBenchCommonTerm, SearchOptions{Sources: []string{"telegram"}, Roles: []string{"assistant"}}},
+		{"EnglishRare", srchBenchRareTerm, SearchOptions{}},
+		{"Trigram", srchBenchTrigramTerm, SearchOptions{}},
+		{"LikePath", srchBenchLikeTerm, SearchOptions{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q, o := bc.query, bc.opts
+			single := func() ([]SearchResult, error) { return srchSingle(ctx, s, q, o) }
+			auto := func() ([]SearchResult, error) { return s.SearchMessages(ctx, q, o) }
+			split := func(k int) func() ([]SearchResult, error) {
+				return func() ([]SearchResult, error) { return srchSplit(ctx, s, q, o, k) }
+			}
+			fns := []func() ([]SearchResult, error){single, split(1), split(2), split(4), auto}
+			answers := make([][]SearchResult, len(fns))
+			for i, fn := range fns {
+				var err error
+				if answers[i], err = fn(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			srchSame(b, bc.name, answers[0], answers[1:]...)
+			timed := make([]func() error, len(fns))
+			for i, fn := range fns {
+				timed[i] = func() error { _, err := fn(); return err }
+			}
+			srchInterleaved(b, []string{"single", "ranges1", "ranges2", "ranges4", "auto"}, timed)
+			b.ReportMetric(float64(len(answers[0])), "hits")
+		})
+	}
+}
+
+// BenchmarkSearchSplitThreshold measures where splitting starts to pay:
+// for MATCH expressions of about 10 to 18,000 matches in the benchmark
+// corpus, the single statement against 2 ranges (ranges2/single, below 1
+// when splitting pays), with the match count (the probe's count, uncapped).
+// splitMinMatches comes from it.
+func BenchmarkSearchSplitThreshold(b *testing.B) {
+	ctx := context.Background()
+	s := srchBenchStore(b)
+	for _, query := range []string{
+		srchBenchRareTerm,
+		"docker kubernetes python rust",
+		"docker kubernetes python",
+		"docker kubernetes",
+		"docker kubernetes OR python rust",
+		"docker OR kubernetes",
+		srchBenchCommonTerm,
+	} {
+		b.Run(strings.ReplaceAll(query, " ", "_"), func(b *testing.B) {
+			st, _ := searchStatement(query, SearchOptions{})
+			matches := srchBenchCount(b, s, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", st.Args.Match)
+			one, err := srchSingle(ctx, s, query, SearchOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			two, err := srchSplit(ctx, s, query, SearchOptions{}, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			srchSame(b, query, one, two)
+			srchInterleaved(b, []string{"single", "ranges2"}, []func() error{
+				func() error { _, err := srchSingle(ctx, s, query, SearchOptions{}); return err },
+				func() error { _, err := srchSplit(ctx, s, query, SearchOptions{}, 2); return err },
+			})
+			b.ReportMetric(float64(matches), "matches")
+		})
+	}
+}
+
+// BenchmarkSearchSplitLikeThreshold is BenchmarkSearchSplitThreshold for
+// the LIKE scan, whose cost is the rows it scans: the single statement
+// against 2 ranges over the first n rowids (a rowid bound on both, so the
+// same rows), n from 2,500 to 100,000. splitMinRows comes from it.
+func BenchmarkSearchSplitLikeThreshold(b *testing.B) {
+	ctx := context.Background()
+	s := srchBenchStore(b)
+	for _, n := range []int64{2500, 5000, 10000, 20000, 50000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			st, _ := searchStatement(srchBenchLikeTerm, SearchOptions{})
+			stmt := st.RangeSQL()
+			whole := func() error {
+				_, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+					return srchDrain(ctx, q, stmt, st.RangeNamed(0, n, 20)...)
+				})
+				return err
+			}
+			halves := func() error {
+				var wg sync.WaitGroup
+				errs := make([]error, 2)
+				for i, r := range [][2]int64{{0, n / 2}, {n/2 + 1, n}} {
+					wg.Go(func() {
+						_, errs[i] = read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+							return srchDrain(ctx, q, stmt, st.RangeNamed(r[0], r[1], 20)...)
+						})
+					})
+				}
+				wg.Wait()
+				return errors.Join(errs...)
+			}
+			srchInterleaved(b, []string{"single", "ranges2"}, []func() error{whole, halves})
+		})
+	}
 }

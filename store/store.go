@@ -48,6 +48,10 @@ type Store struct {
 	stats struct {
 		writes, groups, retries, busy, checkpoints, optimizes atomic.Uint64
 	}
+
+	// searchConns is what split searches hold of the read pool
+	// (search_parallel.go).
+	searchConns searchConns
 }
 
 // Open opens the state database at path with opts (nil means the defaults
@@ -129,7 +133,7 @@ func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error)
 			return nil, err
 		}
 	}
-	r, err := sqlite.OpenReader(ctx, path, cfg, o.ReadConnections)
+	r, err := sqlite.OpenReader(ctx, path, cfg, o.ReadConnections+1)
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -177,7 +181,7 @@ func (s *Store) checkNewer(ctx context.Context, cfg sqlite.Config) (bool, error)
 // and be at version 21 or above (a newer file's unknown columns are
 // ignored by every read; an older one lacks columns the reads need).
 func (s *Store) openReadOnly(ctx context.Context, cfg sqlite.Config) (*Store, error) {
-	r, err := sqlite.OpenReadOnly(ctx, s.path, cfg, s.opts.ReadConnections)
+	r, err := sqlite.OpenReadOnly(ctx, s.path, cfg, s.opts.ReadConnections+1)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,11 @@
 // lists as JSON arrays for json_each. Another engine brings its own builder
 // over the same plans.
 //
+// A large search can also be split by rowid ranges that the store runs at
+// the same time ([Statement.RangeSQL], [Statement.PageSQL],
+// [Statement.ProbeSQL]; ranges.go says why each range ranks its hits as
+// the whole statement does).
+//
 // It must not access a database (the store runs the statements, in its
 // read snapshot), nor hold a rule of the store, nor decide anything about
 // the query itself (routes, terms, escaping: fts's). Its SQL text is built

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
+)
+
+// queryPlan returns the EXPLAIN QUERY PLAN lines of stmt with args.
+func queryPlan(t *testing.T, q dbtx, stmt string, args []any) []string {
+	t.Helper()
+	rows, err := q.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+stmt, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stmt)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+// TestSplitSearchPlans prepares every range, page and probe statement of
+// a split search against the current schema (on the reader, which runs
+// them) and pins the plans the split rests on: FTS5 takes the range's
+// rowid bounds and, by rank, the order itself (INDEX 32:M1><, no sort), so
+// a range ranks only its own matches; the LIKE range reads only its rowids;
+// the page statement reads each hit by its id, and on the full-text routes
+// walks the MATCH once over the page's rowids (INDEX 0:M1><, not one MATCH
+// per id, 0:=M1), without ranking; the probe walks the index without
+// ranking.
+func TestSplitSearchPlans(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t, nil)
+	statements := sqlitesearch.AllRanged()
+	if len(statements) != 12 {
+		t.Fatalf("%d split statements, want 12 (4 kinds, 3 orders)", len(statements))
+	}
+	for _, st := range statements {
+		name := st.Name()
+		ranged := queryPlan(t, s.r, st.RangeSQL(), st.RangeNamed(1, 5, 20))
+		page := queryPlan(t, s.r, st.PageSQL(), st.PageNamed([]int64{1, 2}))
+		has := func(plan []string, part string) bool {
+			return slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, part) })
+		}
+		switch index := st.Index(); {
+		case index == "":
+			if !has(ranged, "SEARCH m USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") {
+				t.Errorf("%s range plan %q does not read only its rowids", name, ranged)
+			}
+			if st.ProbeSQL() != "" {
+				t.Errorf("%s has a probe", name)
+			}
+		default:
+			want := "SCAN " + index + " VIRTUAL TABLE INDEX 0:M1><"
+			if keys, _ := st.RangeKeys(); keys == sqlitesearch.KeysRank {
+				want = "SCAN " + index + " VIRTUAL TABLE INDEX 32:M1><"
+				rows := queryPlan(t, s.r, st.RowsRangeSQL(), st.RangeNamed(1, 5, 20))
+				if has(ranged, "TEMP B-TREE") || has(rows, "TEMP B-TREE") || !slices.Contains(rows, want) {
+					t.Errorf("%s range plans %q, %q sort; FTS5 should take ORDER BY rank", name, ranged, rows)
+				}
+			} else if st.RowsRangeSQL() != "" {
+				t.Errorf("%s has a rows range statement", name)
+			}
+			if !slices.Contains(ranged, want) {
+				t.Errorf("%s range plan %q lacks %q", name, ranged, want)
+			}
+			if !slices.Contains(page, "SCAN "+index+" VIRTUAL TABLE INDEX 0:M1><") {
+				t.Errorf("%s page plan %q does not walk the MATCH over the page's rowids", name, page)
+			}
+			probe := queryPlan(t, s.r, st.ProbeSQL(), st.ProbeNamed(10))
+			if !slices.Contains(probe, "SCAN "+index+" VIRTUAL TABLE INDEX 0:M1") {
+				t.Errorf("%s probe plan %q", name, probe)
+			}
+		}
+		if !slices.Contains(page, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)") || slices.Contains(page, "SCAN m") {
+			t.Errorf("%s page plan %q does not read each hit by its id", name, page)
+		}
+	}
+}
