@@ -9,8 +9,8 @@ import (
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
 
-// queryPlan returns the EXPLAIN QUERY PLAN lines of stmt with args.
-func queryPlan(t *testing.T, q dbtx, stmt string, args []any) []string {
+// searchPlan returns the EXPLAIN QUERY PLAN lines of stmt with args.
+func searchPlan(t *testing.T, q dbtx, stmt string, args []any) []string {
 	t.Helper()
 	rows, err := q.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+stmt, args...)
 	if err != nil {
@@ -50,8 +50,8 @@ func TestSplitSearchPlans(t *testing.T) {
 	}
 	for _, st := range statements {
 		name := st.Name()
-		ranged := queryPlan(t, s.r, st.RangeSQL(), st.RangeNamed(1, 5, 20))
-		page := queryPlan(t, s.r, st.PageSQL(), st.PageNamed([]int64{1, 2}))
+		ranged := searchPlan(t, s.r, st.RangeSQL(), st.RangeNamed(1, 5, 20))
+		page := searchPlan(t, s.r, st.PageSQL(), st.PageNamed([]int64{1, 2}))
 		has := func(plan []string, part string) bool {
 			return slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, part) })
 		}
@@ -67,7 +67,7 @@ func TestSplitSearchPlans(t *testing.T) {
 			want := "SCAN " + index + " VIRTUAL TABLE INDEX 0:M1><"
 			if keys, _ := st.RangeKeys(); keys == sqlitesearch.KeysRank {
 				want = "SCAN " + index + " VIRTUAL TABLE INDEX 32:M1><"
-				rows := queryPlan(t, s.r, st.RowsRangeSQL(), st.RangeNamed(1, 5, 20))
+				rows := searchPlan(t, s.r, st.RowsRangeSQL(), st.RangeNamed(1, 5, 20))
 				if has(ranged, "TEMP B-TREE") || has(rows, "TEMP B-TREE") || !slices.Contains(rows, want) {
 					t.Errorf("%s range plans %q, %q sort; FTS5 should take ORDER BY rank", name, ranged, rows)
 				}
@@ -80,7 +80,7 @@ func TestSplitSearchPlans(t *testing.T) {
 			if !slices.Contains(page, "SCAN "+index+" VIRTUAL TABLE INDEX 0:M1><") {
 				t.Errorf("%s page plan %q does not walk the MATCH over the page's rowids", name, page)
 			}
-			probe := queryPlan(t, s.r, st.ProbeSQL(), st.ProbeNamed(10))
+			probe := searchPlan(t, s.r, st.ProbeSQL(), st.ProbeNamed(10))
 			if !slices.Contains(probe, "SCAN "+index+" VIRTUAL TABLE INDEX 0:M1") {
 				t.Errorf("%s probe plan %q", name, probe)
 			}
