@@ -30,6 +30,18 @@ type allowedUse struct{ file, fn, call, why string }
 // descriptorAllowed lists the only places that may call a descriptorFuncs
 // function, each with the reason it never touches a database path.
 var descriptorAllowed = []allowedUse{
+	{"internal/cmd/benchreport/machine.go", "cpuModel", "os.Open",
+		"benchmark tool: reads /proc/cpuinfo, not a database"},
+	{"internal/cmd/benchreport/machine.go", "loadAverage", "os.ReadFile",
+		"benchmark tool: reads /proc/loadavg, not a database"},
+	{"internal/cmd/benchreport/main.go", "run", "os.WriteFile",
+		"benchmark tool: writes the Markdown report (-o), a text file, after every store of the run is closed"},
+	{"internal/cmd/benchreport/main.go", "copyFile", "os.Open",
+		"benchmark tool: reads a corpus file no connection of the process has open (runCorpus copies it before opening the copy), refused when its -wal is not empty"},
+	{"internal/cmd/benchreport/main.go", "copyFile", "os.Create",
+		"benchmark tool: creates the working copy of a corpus in the run's new temporary directory, before any connection opens it"},
+	{"internal/cmd/benchreport/original.go", "startOriginal", "os.WriteFile",
+		"benchmark tool: writes original.py, a Python script, into the run's temporary directory"},
 	{"internal/cmd/schemadump/main.go", "run", "os.WriteFile",
 		"writes the schema dump (schema/schema.sql), a text file; the command's only database is in memory"},
 	{"internal/dbtest/dbtest.go", "CopyFixture", "os.ReadFile",
