@@ -162,7 +162,7 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 	p := db.MessageConversationParams{
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
 		rows, err := s.q.MessageConversation(ctx, q, p)
 		if err != nil {
 			return nil, err

@@ -262,7 +262,7 @@ func (s *Store) getMessages(ctx context.Context, id string, opts MessageOptions)
 	if opts.Offset > 0 {
 		p.Offset = int64(opts.Offset)
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
 		rows, err := s.q.MessageList(ctx, q, p)
 		if err != nil {
 			return nil, err
@@ -344,7 +344,7 @@ func eachMessagePage(ctx context.Context, id string, page func(context.Context, 
 // It returns ErrClosed.
 func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error) {
 	defer wrap(&err, "count messages")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
 		if id == "" {
 			return s.q.MessageCount(ctx, q)
 		}
@@ -359,7 +359,7 @@ func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error
 // It returns ErrClosed.
 func (s *Store) HasPlatformMessageID(ctx context.Context, id, platformID string) (_ bool, err error) {
 	defer wrapOn(&err, "look up a platform message id in", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
 		return s.q.MessageHasPlatformID(ctx, q, db.MessageHasPlatformIDParams{SessionID: id, PlatformMessageID: &platformID})
 	})
 }

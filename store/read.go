@@ -43,6 +43,23 @@ func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) e
 	return err
 }
 
+// readOne runs fn, which must run exactly one statement, on the read-only
+// pool while the store is open, without an explicit transaction: a single
+// statement is its own snapshot (SQLite opens a read transaction for it
+// and ends it when the statement is reset), so BEGIN and ROLLBACK would
+// only add two round trips through database/sql and the driver. A method
+// that runs two statements whose answers must agree uses read instead.
+// Errors are classified as read's.
+func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	var zero T
+	if err := s.acquire(); err != nil {
+		return zero, err
+	}
+	defer s.release()
+	v, err := fn(ctx, s.r)
+	return v, sqlite.Classify(err)
+}
+
 // readUntilDone is read for a call whose SQLite work may outlast its
 // context. sqlite3_interrupt, which the driver calls when ctx ends, is
 // checked between the virtual machine's instructions, but some single
@@ -54,8 +71,20 @@ func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) e
 // connection until SQLite returns from that instruction, where the
 // interrupt ends the statement; Close waits for it like any call in flight.
 func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	return untilDone(s, ctx, fn, read[T])
+}
+
+// readOneUntilDone is readUntilDone for a single statement (see readOne).
+func readOneUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	return untilDone(s, ctx, fn, readOne[T])
+}
+
+// untilDone runs reader(s, ctx, fn) and returns when it does or when ctx
+// ends, whichever is first (see readUntilDone).
+func untilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error),
+	reader func(*Store, context.Context, func(context.Context, db.DBTX) (T, error)) (T, error)) (T, error) {
 	if ctx.Done() == nil {
-		return read(s, ctx, fn)
+		return reader(s, ctx, fn)
 	}
 	var (
 		v    T
@@ -64,7 +93,7 @@ func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context
 	)
 	go func() {
 		defer close(done)
-		v, err = read(s, ctx, fn)
+		v, err = reader(s, ctx, fn)
 	}()
 	select {
 	case <-done:
