@@ -163,17 +163,16 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
 	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
-		rows, err := s.q.MessageConversation(ctx, q, p)
+		out := []ConversationMessage{}
+		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
+			m := conversationMessage(*r)
+			if !opts.IncludeAncestors || !isRepeatedPrompt(out, m) {
+				out = append(out, m)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		out := make([]ConversationMessage, 0, len(rows))
-		for _, r := range rows {
-			m := conversationMessage(r)
-			if opts.IncludeAncestors && isRepeatedPrompt(out, m) {
-				continue
-			}
-			out = append(out, m)
 		}
 		return stripReviewHarness(out), nil
 	})

@@ -34,7 +34,7 @@ type SessionExport struct {
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport, err error) {
 	defer wrapOn(&err, "export session", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*SessionExport, error) {
+	return readConn(s, ctx, func(ctx context.Context, q db.DBTX) (*SessionExport, error) {
 		sess, err := foundSession(s.q.SessionGet(ctx, q, id))
 		if err != nil {
 			return nil, err
@@ -43,11 +43,11 @@ func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport,
 		if err != nil {
 			return nil, err
 		}
-		msgs, err := s.q.MessageList(ctx, q, db.MessageListParams{SessionID: id, Limit: -1})
+		msgs, err := s.messagesOf(ctx, q, db.MessageListParams{SessionID: id, Limit: -1})
 		if err != nil {
 			return nil, err
 		}
-		return &SessionExport{Session: *sess, Messages: messagesFromDB(msgs), order: order}, nil
+		return &SessionExport{Session: *sess, Messages: msgs, order: order}, nil
 	})
 }
 
@@ -285,22 +285,36 @@ const columnsSQL = `SELECT name FROM pragma_table_info(?1) ORDER BY cid`
 func fileOrder(ctx context.Context, q db.DBTX) (transfer.Order, error) {
 	var cols [2][]string
 	for i, table := range []string{"sessions", "messages"} {
-		rows, err := q.QueryContext(ctx, columnsSQL, table)
-		if err != nil {
-			return transfer.Order{}, err
-		}
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				rows.Close()
-				return transfer.Order{}, err
-			}
-			cols[i] = append(cols[i], name)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		var err error
+		if cols[i], err = columnNames(ctx, q, table); err != nil {
 			return transfer.Order{}, err
 		}
 	}
 	return transfer.NewOrder(cols[0], cols[1]), nil
+}
+
+// columnNames runs columnsSQL for table, through rawQuery when q allows
+// it.
+func columnNames(ctx context.Context, q db.DBTX, table string) ([]string, error) {
+	var names []string
+	var name string
+	if rc, ok := rawOf(ctx, q); ok {
+		err := rawQuery(ctx, rc, columnsSQL, []any{table}, []any{&name}, func() error {
+			names = append(names, name)
+			return nil
+		})
+		return names, err
+	}
+	rows, err := q.QueryContext(ctx, columnsSQL, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, rows.Err()
 }

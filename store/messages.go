@@ -263,11 +263,7 @@ func (s *Store) getMessages(ctx context.Context, id string, opts MessageOptions)
 		p.Offset = int64(opts.Offset)
 	}
 	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
-		rows, err := s.q.MessageList(ctx, q, p)
-		if err != nil {
-			return nil, err
-		}
-		return messagesFromDB(rows), nil
+		return s.messagesOf(ctx, q, p)
 	})
 }
 

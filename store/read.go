@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -31,6 +32,34 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX
 	}
 	defer tx.Rollback()
 	v, err := fn(ctx, tx)
+	return v, sqlite.Classify(err)
+}
+
+// readConn is read on one pooled connection held as a *sql.Conn, the
+// snapshot opened and ended by BEGIN and ROLLBACK statements (what
+// BeginTx and Rollback send for the read pool, which sets no _txlock), so
+// that fn's hot statements can also go straight to the driver (rawQuery),
+// which a *sql.Tx does not allow. A ROLLBACK that fails leaves the
+// connection's state unknown: the connection is dropped from the pool
+// rather than handed on with a transaction open.
+func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	var zero T
+	if err := s.acquire(); err != nil {
+		return zero, err
+	}
+	defer s.release()
+	c, err := s.r.Conn(ctx)
+	if err != nil {
+		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "BEGIN"); err != nil {
+		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
+	}
+	v, err := fn(ctx, c)
+	if _, rerr := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		c.Raw(func(any) error { return driver.ErrBadConn })
+	}
 	return v, sqlite.Classify(err)
 }
 
