@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/db"
+)
+
+// rawFixture is session "s" with three messages written by hand: every
+// column set to a value of its own, every nullable column NULL, and values
+// of unexpected storage classes (BLOBs in text columns, text in numeric
+// ones, a REAL in an INTEGER one), which database/sql converts by its own
+// rules.
+func rawFixture(t *testing.T) *Store {
+	t.Helper()
+	s, _ := openStore(t, nil)
+	mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
+	execSQL(t, s, `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,
+		effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content,
+		reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted)
+		VALUES ('s', 'assistant', 'c', 'tcid', '[{"id":"x"}]', 'tn', 'ed', 1.5, 7, 'stop', 'r', 'rc',
+		'{"d":1}', '[1]', '[2]', 'pm', 1, 1, 0)`)
+	execSQL(t, s, `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,
+		effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content,
+		reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted)
+		VALUES ('s', 'user', NULL, NULL, NULL, NULL, NULL, 2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0)`)
+	execSQL(t, s, `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,
+		effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content,
+		reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted)
+		VALUES ('s', x'617373697374616e74', x'00ff', x'01', x'5b5d', x'02', x'03', 'soon', '12abc', x'04',
+		x'05', x'06', x'07', x'08', x'09', x'0a', 2.5, '1', x'30')`)
+	return s
+}
+
+// TestRawQueryMatchesGenerated reads the fixture through the driver path
+// (rawQuery) and through the generated methods on database/sql: the rows
+// are identical, field for field, on the pool and on a snapshot's
+// connection.
+func TestRawQueryMatchesGenerated(t *testing.T) {
+	s := rawFixture(t)
+	ctx := t.Context()
+	for _, inactive := range []int64{0, 1} {
+		lp := db.MessageListParams{SessionID: "s", IncludeInactive: inactive, Limit: -1}
+		want, err := s.q.MessageList(ctx, plainDBTX{s.r}, lp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != 3 {
+			t.Fatalf("generated MessageList: %d rows, want 3", len(want))
+		}
+		cp := db.MessageConversationParams{SessionID: "s", IncludeInactive: inactive}
+		wantConv, err := s.q.MessageConversation(ctx, plainDBTX{s.r}, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+			for name, q := range map[string]db.DBTX{"pool": s.r, "snapshot": q} {
+				if _, ok := rawOf(ctx, q); !ok {
+					t.Fatalf("%s: rawOf refused %T", name, q)
+				}
+				var got []db.Message
+				err := s.eachMessageRow(ctx, q, lp, func(m *db.Message) error {
+					got = append(got, *m)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("%s, inactive %d: MessageList rows differ (-generated +raw):\n%s", name, inactive, d)
+				}
+				var gotConv []db.MessageConversationRow
+				err = s.eachConversationRow(ctx, q, cp, func(r *db.MessageConversationRow) error {
+					gotConv = append(gotConv, *r)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(wantConv, gotConv); d != "" {
+					t.Errorf("%s, inactive %d: MessageConversation rows differ (-generated +raw):\n%s", name, inactive, d)
+				}
+			}
+			return struct{}{}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := fileOrder(ctx, plainDBTX{s.r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fileOrder(ctx, s.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(want)); d != "" {
+		t.Errorf("fileOrder differs (-database/sql +raw):\n%s", d)
+	}
+}
+
+// TestRawQueryScanErrors checks that a value database/sql cannot scan
+// fails the raw path too, naming the column as database/sql does, and
+// that a transaction (which the raw path cannot reach) falls back to the
+// generated method.
+func TestRawQueryScanErrors(t *testing.T) {
+	s, _ := openStore(t, nil)
+	ctx := t.Context()
+	mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
+	// A NULL role cannot be written (NOT NULL); the id column is an
+	// INTEGER PRIMARY KEY and cannot hold text either. Scan a text into
+	// the int64 id with a hand-made statement instead.
+	var id int64
+	err := rawQuery(ctx, poolConner{s.r, ctx}, `SELECT 'x'`, nil, []any{&id}, func() error { return nil })
+	want := `sql: Scan error on column index 0, name "'x'": converting driver.Value type string ("x") to a int64: invalid syntax`
+	if err == nil || err.Error() != want {
+		t.Errorf("text into int64: %v, want %s", err, want)
+	}
+	var str string
+	err = rawQuery(ctx, poolConner{s.r, ctx}, `SELECT NULL AS v`, nil, []any{&str}, func() error { return nil })
+	want = `sql: Scan error on column index 0, name "v": converting NULL to string is unsupported`
+	if err == nil || err.Error() != want {
+		t.Errorf("NULL into string: %v, want %s", err, want)
+	}
+	err = rawQuery(ctx, poolConner{s.r, ctx}, `SELECT 1, 2`, nil, []any{&id}, func() error { return nil })
+	want = `sql: expected 2 destination arguments in Scan, not 1`
+	if err == nil || err.Error() != want {
+		t.Errorf("too few destinations: %v, want %s", err, want)
+	}
+	// Inside a *sql.Tx the generated method runs.
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, ok := rawOf(ctx, tx); ok {
+		t.Fatal("rawOf accepted a *sql.Tx")
+	}
+	n := 0
+	err = s.eachMessageRow(ctx, tx, db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return nil })
+	if err != nil || n != 0 {
+		t.Errorf("eachMessageRow in a transaction = %d rows, %v", n, err)
+	}
+	// fn's error ends the walk and comes back as it is.
+	mustAppend(t, s, "s", NewMessage{Role: "user", Content: new("a")})
+	mustAppend(t, s, "s", NewMessage{Role: "user", Content: new("b")})
+	stop := errors.New("stop")
+	n = 0
+	err = s.eachMessageRow(ctx, s.r, db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("eachMessageRow stopped = %d rows, %v; want 1, stop", n, err)
+	}
+}
