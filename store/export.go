@@ -96,7 +96,7 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 	defer wrap(&err, "export")
 	n := 0
 	var tw *transfer.Writer
-	err = readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
 		order, err := fileOrder(ctx, tx)
 		if err != nil {
 			return err
@@ -150,7 +150,7 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err
 // eachExport calls fn with every exported session, messages loaded, in
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
-	return readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
 		order, err := fileOrder(ctx, tx)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
 // walkExport streams the sessions opts selects to fn, each row with its
 // last activity: the ids given, in their order, after checking every one
 // exists; else the export order.
-func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
+func (s *Store) walkExport(ctx context.Context, tx db.DBTX, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
 	if len(opts.IDs) == 0 {
 		return s.walkSessions(ctx, tx, opts.Source, fn)
 	}
@@ -238,7 +238,7 @@ func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions,
 
 // walkSessions streams the sessions of the export order to fn, each row
 // with its last activity.
-func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn func(db.Session, sqlnum.Real) error) error {
+func (s *Store) walkSessions(ctx context.Context, tx db.DBTX, source string, fn func(db.Session, sqlnum.Real) error) error {
 	rows, err := tx.QueryContext(ctx, exportOrderSQL, nullable(source))
 	if err != nil {
 		return err

@@ -283,7 +283,7 @@ const messagePageSize = 500
 func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) (err error) {
 	defer wrapOn(&err, "read messages of", id)
 	page := func(ctx context.Context, p db.MessagePageParams, first bool) ([]db.Message, error) {
-		return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
+		return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
 			return s.messagePage(ctx, q, p, first)
 		})
 	}
@@ -305,9 +305,10 @@ func (s *Store) eachMessageIn(ctx context.Context, q db.DBTX, id string, fn func
 // walk of the table, never a sort of its remaining rows per page.
 func (s *Store) messagePage(ctx context.Context, q db.DBTX, p db.MessagePageParams, first bool) ([]db.Message, error) {
 	if first {
-		return s.q.MessagePage(ctx, q, p)
+		return wholeMessages(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessagePage(ctx, q, p) })
 	}
-	return s.q.MessagePageAfter(ctx, q, db.MessagePageAfterParams{AfterID: p.AfterID, SessionID: p.SessionID, Limit: p.Limit})
+	after := db.MessagePageAfterParams{AfterID: p.AfterID, SessionID: p.SessionID, Limit: p.Limit}
+	return wholeMessages(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessagePageAfter(ctx, q, after) })
 }
 
 // eachMessagePage calls fn with session id's live rows in id order,

@@ -23,7 +23,7 @@ import (
 // database/sql's conversion rules for every storage class.
 
 // errCaptured is what captureDBTX returns in place of running a query.
-var errCaptured = errors.New("store: statement captured, not run")
+var errCaptured = errors.New("statement captured, not run")
 
 // captureDBTX is a db.DBTX that records the text and arguments of the one
 // query a generated :many method runs, and runs nothing.
@@ -47,7 +47,7 @@ func (c *captureDBTX) PrepareContext(context.Context, string) (*sql.Stmt, error)
 
 // QueryRowContext is never called: only :many methods are captured.
 func (c *captureDBTX) QueryRowContext(context.Context, string, ...any) *sql.Row {
-	panic("store: captureDBTX captures :many queries only")
+	panic("captureDBTX captures :many queries only")
 }
 
 // statementOf returns the text and arguments of the query run makes on
@@ -111,7 +111,7 @@ func rawQuery(ctx context.Context, rc rawConner, query string, args []any, dests
 	err := rc.Raw(func(dc any) error {
 		qc, ok := dc.(driver.QueryerContext)
 		if !ok {
-			return fmt.Errorf("store: driver connection %T cannot query", dc)
+			return fmt.Errorf("driver connection %T cannot query", dc)
 		}
 		rows, err := qc.QueryContext(ctx, query, named)
 		if err != nil {
@@ -185,7 +185,7 @@ func assign(dest any, v driver.Value) error {
 	case *sqlnum.Real:
 		return d.Scan(v)
 	}
-	return fmt.Errorf("store: rawQuery cannot assign to %T", dest)
+	return fmt.Errorf("rawQuery cannot assign to %T", dest)
 }
 
 // assignString is assign for a string destination.

@@ -29,17 +29,38 @@ func (s *Store) eachConversationRow(ctx context.Context, q db.DBTX, p db.Message
 
 // eachMessageRow is eachConversationRow for s.q.MessageList.
 func (s *Store) eachMessageRow(ctx context.Context, q db.DBTX, p db.MessageListParams, fn func(*db.Message) error) error {
+	return eachWholeMessage(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessageList(ctx, q, p) }, fn)
+}
+
+// eachWholeMessage runs the statement gen runs, a generated :many query
+// that selects whole messages rows (in messageDests' order), and calls fn
+// with each row as it is read: through rawQuery when q allows it, else
+// gen's own rows. fn must not keep the pointer.
+func eachWholeMessage(ctx context.Context, q db.DBTX, gen func(db.DBTX) ([]db.Message, error), fn func(*db.Message) error) error {
 	rc, ok := rawOf(ctx, q)
 	if !ok {
-		rows, err := s.q.MessageList(ctx, q, p)
+		rows, err := gen(q)
 		return eachRow(rows, err, fn)
 	}
 	query, args := statementOf(func(c db.DBTX) error {
-		_, err := s.q.MessageList(ctx, c, p)
+		_, err := gen(c)
 		return err
 	})
 	var m db.Message
 	return rawQuery(ctx, rc, query, args, messageDests(&m), func() error { return fn(&m) })
+}
+
+// wholeMessages is eachWholeMessage collecting the rows.
+func wholeMessages(ctx context.Context, q db.DBTX, gen func(db.DBTX) ([]db.Message, error)) ([]db.Message, error) {
+	out := []db.Message{}
+	err := eachWholeMessage(ctx, q, gen, func(m *db.Message) error {
+		out = append(out, *m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // messagesOf is GetMessages' and ExportSession's list: s.q.MessageList's

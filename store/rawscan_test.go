@@ -91,6 +91,29 @@ func TestRawQueryMatchesGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The export's pages select whole rows too.
+	wantRows := map[string]int{"MessagePage": 3, "MessagePageAfter": 2}
+	gens := map[string]func(db.DBTX) ([]db.Message, error){
+		"MessagePage": func(q db.DBTX) ([]db.Message, error) {
+			return s.q.MessagePage(ctx, q, db.MessagePageParams{SessionID: "s", AfterID: 0, Limit: 10})
+		},
+		"MessagePageAfter": func(q db.DBTX) ([]db.Message, error) {
+			return s.q.MessagePageAfter(ctx, q, db.MessagePageAfterParams{SessionID: "s", AfterID: 1, Limit: 10})
+		},
+	}
+	for name, gen := range gens {
+		want, err := gen(plainDBTX{s.r})
+		if err != nil || len(want) != wantRows[name] {
+			t.Fatalf("generated %s: %d rows, %v; want %d", name, len(want), err, wantRows[name])
+		}
+		got, err := wholeMessages(ctx, s.r, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s rows differ (-generated +raw):\n%s", name, d)
+		}
+	}
 	want, err := fileOrder(ctx, plainDBTX{s.r})
 	if err != nil {
 		t.Fatal(err)

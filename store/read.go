@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"fmt"
 
@@ -63,11 +62,12 @@ func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, db.
 	return v, sqlite.Classify(err)
 }
 
-// readEach is read for callers that stream: fn gets the transaction itself
-// so it can hold several cursors open in one snapshot.
-func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	_, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
-		return struct{}{}, fn(ctx, q.(*sql.Tx))
+// readEach is read for callers that stream: fn gets one connection in one
+// snapshot (readConn's), so it can hold several cursors open at once and
+// its hot statements can take the driver path.
+func readEach(s *Store, ctx context.Context, fn func(context.Context, db.DBTX) error) error {
+	_, err := readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+		return struct{}{}, fn(ctx, q)
 	})
 	return err
 }
