@@ -167,7 +167,7 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
 			m := conversationMessage(*r)
 			if !opts.IncludeAncestors || !isRepeatedPrompt(out, m) {
-				out = append(out, m)
+				out = appendRow(out, m)
 			}
 			return nil
 		})
