@@ -349,3 +349,35 @@ func TestReadConnCanceledLeavesNoTransaction(t *testing.T) {
 		t.Fatalf("ExportSession = %v, %v; want 4 messages", e, err)
 	}
 }
+
+// TestReadConnDropsConnectionAfterFailedRollback ends readConn's
+// transaction from inside fn, so that readConn's own ROLLBACK fails: the
+// connection, whose state readConn no longer knows, is closed instead of
+// going back to the pool; a read that ends normally keeps its connection.
+func TestReadConnDropsConnectionAfterFailedRollback(t *testing.T) {
+	s, _ := cacheFixture(t, nil)
+	ctx := t.Context()
+	if _, err := s.ExportSession(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	open := s.r.Stats().OpenConnections
+	if _, err := s.ExportSession(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.r.Stats().OpenConnections; got != open {
+		t.Fatalf("after a normal read: %d open connections, want %d", got, open)
+	}
+	_, err := readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+		_, err := q.ExecContext(ctx, "ROLLBACK")
+		return struct{}{}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.r.Stats().OpenConnections; got != open-1 {
+		t.Errorf("after a failed ROLLBACK: %d open connections, want %d", got, open-1)
+	}
+	if e, err := s.ExportSession(ctx, "s"); err != nil || len(e.Messages) != 3 {
+		t.Fatalf("ExportSession after = %v, %v", e, err)
+	}
+}
