@@ -20,46 +20,32 @@ import (
 
 // compare runs storeFn and bareFn alternately b.N times each and reports
 // their mean times and ratio (store/bare, the figure the targets name).
-// Where the OS reports per-thread CPU time (Linux) it also reports the
-// ratio of the CPU time each side used on the benchmark's thread
-// (store/bare-cpu): the same comparison, but unaffected by other processes
-// taking the cores, for numbers taken on a busy machine.
 func compare(b *testing.B, storeFn, bareFn func() error) {
 	b.Helper()
-	defer lockThread()()
-	var storeTime, bareTime, storeCPU, bareCPU time.Duration
-	_, cpuOK := threadCPU()
+	var storeTime, bareTime time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		// Alternate which goes first so neither always follows the other's
 		// side effects (a checkpoint, a warmed cache).
-		first, second, t1, t2, c1, c2 := storeFn, bareFn, &storeTime, &bareTime, &storeCPU, &bareCPU
+		first, second, t1, t2 := storeFn, bareFn, &storeTime, &bareTime
 		if i%2 == 1 {
-			first, second, t1, t2, c1, c2 = bareFn, storeFn, &bareTime, &storeTime, &bareCPU, &storeCPU
+			first, second, t1, t2 = bareFn, storeFn, &bareTime, &storeTime
 		}
-		cpu0, _ := threadCPU()
 		start := time.Now()
 		if err := first(); err != nil {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		cpu1, _ := threadCPU()
 		if err := second(); err != nil {
 			b.Fatal(err)
 		}
-		*t2 += time.Since(mid)
-		cpu2, _ := threadCPU()
 		*t1 += mid.Sub(start)
-		*c1 += cpu1 - cpu0
-		*c2 += cpu2 - cpu1
+		*t2 += time.Since(mid)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(storeTime.Nanoseconds())/n, "store-ns/op")
 	b.ReportMetric(float64(bareTime.Nanoseconds())/n, "bare-ns/op")
 	b.ReportMetric(float64(storeTime)/float64(bareTime), "store/bare")
-	if cpuOK && bareCPU > 0 {
-		b.ReportMetric(float64(storeCPU)/float64(bareCPU), "store/bare-cpu")
-	}
 }
 
 // bareTx runs fn in a plain database/sql transaction on the writer.
@@ -183,11 +169,6 @@ func barePool(b *testing.B, s *Store) *sql.DB {
 	return r
 }
 
-// plainDBTX hides the concrete pool behind db.DBTX, so that the store's
-// helpers given it (fileOrder) take database/sql's own path, never the
-// driver shortcut (rawQuery) the store takes on its own pool.
-type plainDBTX struct{ db.DBTX }
-
 // BenchmarkListSessionsRich lists 10,000 sessions (every tenth a
 // compression root with a tip, so the projection runs), a first page of 20
 // and the whole list, against the same statements, text for text, on a
@@ -271,9 +252,10 @@ func BenchmarkConversation(b *testing.B) {
 
 // BenchmarkExportSession exports one session of 300 messages among 1,000
 // sessions, against its statements on a bare read pool without a
-// statement cache: the session's row, the two column-order reads and the
-// message list (no transaction, no conversion). The export must hold the
-// bare rows' session and message ids.
+// statement cache: the session's row, the schema cookie (the column order
+// is read again only when it moves) and the message list (no
+// transaction, no conversion). The export must hold the bare rows'
+// session and message ids.
 func BenchmarkExportSession(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openStore(b, nil)
@@ -291,7 +273,8 @@ func BenchmarkExportSession(b *testing.B) {
 				return err
 			}
 			wantID = r.ID
-			if _, err := fileOrder(ctx, plainDBTX{bare}); err != nil {
+			var version int64
+			if err := bare.QueryRowContext(ctx, schemaVersionSQL).Scan(&version); err != nil {
 				return err
 			}
 			want, err = s.q.MessageList(ctx, bare, db.MessageListParams{SessionID: "t300", Limit: -1})

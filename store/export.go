@@ -39,7 +39,7 @@ func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport,
 		if err != nil {
 			return nil, err
 		}
-		order, err := fileOrder(ctx, q)
+		order, err := s.exportOrder(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 	n := 0
 	var tw *transfer.Writer
 	err = readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
-		order, err := fileOrder(ctx, tx)
+		order, err := s.exportOrder(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
 	return readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
-		order, err := fileOrder(ctx, tx)
+		order, err := s.exportOrder(ctx, tx)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,11 @@ import (
 	"github.com/hermesstate/hermesstate/db"
 )
 
+// plainDBTX hides the concrete pool behind db.DBTX, so that the generated
+// methods and the store's helpers given it take database/sql's own path,
+// never the driver path (rawQuery) the store takes on its own pool.
+type plainDBTX struct{ db.DBTX }
+
 // rawFixture is session "s" with three messages written by hand: every
 // column set to a value of its own, every nullable column NULL, and values
 // of unexpected storage classes (BLOBs in text columns, text in numeric

@@ -37,6 +37,10 @@ type Store struct {
 	stats struct {
 		writes, retries, busy, checkpoints, optimizes atomic.Uint64
 	}
+
+	// orders is the exports' column order, kept while the schema stays
+	// (exportOrder).
+	orders orderCache
 }
 
 // Open opens the state database at path with opts (nil means the defaults
