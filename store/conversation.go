@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"iter"
 	"strings"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -163,18 +164,18 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
 	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
-		out := []ConversationMessage{}
+		var out rows[ConversationMessage]
 		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
 			m := conversationMessage(*r)
-			if !opts.IncludeAncestors || !isRepeatedPrompt(out, m) {
-				out = appendRow(out, m)
+			if !opts.IncludeAncestors || !isRepeatedPrompt(out.backward, &m) {
+				out.add(m)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		return stripReviewHarness(out), nil
+		return stripReviewHarness(out.slice()), nil
 	})
 }
 
@@ -224,13 +225,12 @@ func truthyInt(n sqlnum.Int) bool {
 // non-empty user message whose content equals an earlier user message's,
 // looking back only until an assistant message with content or tool calls.
 // Structured content is never a repeated prompt (upstream compares only
-// text).
-func isRepeatedPrompt(prev []ConversationMessage, m ConversationMessage) bool {
+// text). prev yields the messages kept so far, newest first.
+func isRepeatedPrompt(prev iter.Seq[*ConversationMessage], m *ConversationMessage) bool {
 	if m.Role != "user" || m.Content == nil || *m.Content == "" {
 		return false
 	}
-	for i := len(prev) - 1; i >= 0; i-- {
-		p := prev[i]
+	for p := range prev {
 		switch {
 		case p.Role == "user" && p.Content != nil && *p.Content == *m.Content:
 			return true

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -182,5 +183,60 @@ func TestRawQueryScanErrors(t *testing.T) {
 	err = s.eachMessageRow(ctx, s.r, db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("eachMessageRow stopped = %d rows, %v; want 1, stop", n, err)
+	}
+}
+
+// TestRowsChunks fills rows across many chunks: slice gives every row in
+// order with the exact length, backward every row newest first.
+func TestRowsChunks(t *testing.T) {
+	for _, n := range []int{0, 1, 16, 17, 5000, 10000} {
+		var r rows[int]
+		for i := range n {
+			r.add(i)
+		}
+		got := r.slice()
+		if got == nil || len(got) != n {
+			t.Fatalf("n=%d: slice has %d rows (nil %v)", n, len(got), got == nil)
+		}
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("n=%d: row %d is %d", n, i, v)
+			}
+		}
+		want := n - 1
+		for p := range r.backward {
+			if *p != want {
+				t.Fatalf("n=%d: backward gave %d, want %d", n, *p, want)
+			}
+			want--
+		}
+		if want != -1 {
+			t.Fatalf("n=%d: backward stopped before row %d", n, want)
+		}
+	}
+}
+
+// TestConversationRepeatedPromptAcrossChunks replays, with ancestors, a
+// user prompt re-sent 40 tool results later (the look-back crosses the
+// gathering's chunks): the repeat is left out, as with fewer rows.
+func TestConversationRepeatedPromptAcrossChunks(t *testing.T) {
+	s, _ := openStore(t, nil)
+	mustCreate(t, s, NewSession{ID: "p", Source: "cli"})
+	mustAppend(t, s, "p", NewMessage{Role: "user", Content: new("deploy it")})
+	for i := range 40 {
+		mustAppend(t, s, "p", NewMessage{Role: "tool", Content: new(fmt.Sprint("result ", i)), ToolCallID: fmt.Sprint("c", i)})
+	}
+	mustCreate(t, s, NewSession{ID: "c", Source: "cli", ParentSessionID: "p"})
+	mustAppend(t, s, "c", NewMessage{Role: "user", Content: new("deploy it")})
+	mustAppend(t, s, "c", NewMessage{Role: "assistant", Content: new("done")})
+	got, err := s.Conversation(t.Context(), "c", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 42 || *got[0].Content != "deploy it" || got[40].Role != "tool" || *got[41].Content != "done" {
+		t.Fatalf("replay with ancestors: %d messages, want 42 (the repeated prompt left out)", len(got))
+	}
+	if got, err := s.Conversation(t.Context(), "c", false); err != nil || len(got) != 2 {
+		t.Fatalf("replay without ancestors: %d messages, %v; want 2", len(got), err)
 	}
 }
