@@ -175,7 +175,7 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		if err != nil {
 			return nil, err
 		}
-		return stripReviewHarness(out.slice()), nil
+		return stripReviewHarness(allRows(&out)), nil
 	})
 }
 

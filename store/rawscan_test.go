@@ -186,7 +186,7 @@ func TestRawQueryScanErrors(t *testing.T) {
 	}
 }
 
-// TestRowsChunks fills rows across many chunks: slice gives every row in
+// TestRowsChunks fills rows across many chunks: allRows gives every row in
 // order with the exact length, backward every row newest first.
 func TestRowsChunks(t *testing.T) {
 	for _, n := range []int{0, 1, 16, 17, 5000, 10000} {
@@ -194,7 +194,7 @@ func TestRowsChunks(t *testing.T) {
 		for i := range n {
 			r.add(i)
 		}
-		got := r.slice()
+		got := allRows(&r)
 		if got == nil || len(got) != n {
 			t.Fatalf("n=%d: slice has %d rows (nil %v)", n, len(got), got == nil)
 		}
