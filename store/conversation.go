@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"iter"
+	"slices"
 	"strings"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -164,18 +164,18 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
 	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
-		var out rows[ConversationMessage]
+		out := []ConversationMessage{}
 		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
 			m := conversationMessage(*r)
-			if !opts.IncludeAncestors || !isRepeatedPrompt(out.backward, &m) {
-				out.add(m)
+			if !opts.IncludeAncestors || !isRepeatedPrompt(out, m) {
+				out = appendRow(out, m)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		return stripReviewHarness(allRows(&out)), nil
+		return stripReviewHarness(out), nil
 	})
 }
 
@@ -225,12 +225,13 @@ func truthyInt(n sqlnum.Int) bool {
 // non-empty user message whose content equals an earlier user message's,
 // looking back only until an assistant message with content or tool calls.
 // Structured content is never a repeated prompt (upstream compares only
-// text). prev yields the messages kept so far, newest first.
-func isRepeatedPrompt(prev iter.Seq[*ConversationMessage], m *ConversationMessage) bool {
+// text).
+func isRepeatedPrompt(prev []ConversationMessage, m ConversationMessage) bool {
 	if m.Role != "user" || m.Content == nil || *m.Content == "" {
 		return false
 	}
-	for p := range prev {
+	for i := len(prev) - 1; i >= 0; i-- {
+		p := prev[i]
 		switch {
 		case p.Role == "user" && p.Content != nil && *p.Content == *m.Content:
 			return true
@@ -268,9 +269,15 @@ func isReviewHarness(m ConversationMessage) bool {
 // drops every review prompt and the assistant message right after it (a
 // reply in the curator's role), keeping everything else in order.
 func stripReviewHarness(msgs []ConversationMessage) []ConversationMessage {
-	out := msgs[:0]
+	// Nearly every replay has no review prompt: then nothing is rewritten
+	// (moving every row onto itself cost a twentieth of a long replay).
+	first := slices.IndexFunc(msgs, func(m ConversationMessage) bool { return isReviewHarness(m) })
+	if first < 0 {
+		return msgs
+	}
+	out := msgs[:first]
 	skipAssistant := false
-	for _, m := range msgs {
+	for _, m := range msgs[first:] {
 		if isReviewHarness(m) {
 			skipAssistant = true
 			continue
