@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -17,7 +19,7 @@ import (
 // store-ns/op, bare-ns/op and their ratio.
 
 // compare runs storeFn and bareFn alternately b.N times each and reports
-// their mean times and ratio.
+// their mean times and ratio (store/bare, the figure the targets name).
 func compare(b *testing.B, storeFn, bareFn func() error) {
 	b.Helper()
 	var storeTime, bareTime time.Duration
@@ -152,50 +154,140 @@ func BenchmarkReplaceMessages(b *testing.B) {
 		})
 }
 
+// barePool opens a second read-only pool on s's file set up exactly as the
+// store's, except that the driver's statement cache is off: every
+// statement is prepared and finalized on each call, the bare database/sql
+// path the read benchmarks compare the store against.
+func barePool(b *testing.B, s *Store) *sql.DB {
+	b.Helper()
+	r, err := sqlite.OpenReader(context.Background(), s.path,
+		sqlite.Config{BusyTimeout: s.opts.BusyTimeout, NoStmtCache: true}, s.opts.ReadConnections)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close() })
+	return r
+}
+
 // BenchmarkListSessionsRich lists 10,000 sessions (every tenth a
 // compression root with a tip, so the projection runs), a first page of 20
-// and the whole list, against the same statements on the bare read pool:
-// the listing query, then the tip walk and the tip's row for each
-// compression root (no transaction, no preview shaping, no copying).
+// and the whole list, against the same statements, text for text, on a
+// bare read pool without a statement cache (barePool): the listing query,
+// then the tip walk and the tip's row for each compression root (no
+// transaction, no preview shaping, no copying). The store's page must list
+// the ids and message counts the bare rows give.
 func BenchmarkListSessionsRich(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openStore(b, nil)
 	seedSessions(b, s, 10000)
+	bare := barePool(b, s)
 	for _, limit := range []int{20, 10000} {
 		b.Run(fmt.Sprintf("Limit%d", limit), func(b *testing.B) {
+			var got []RichSession
+			var wantIDs []string
+			var wantCounts []int64
 			compare(b,
-				func() error { _, err := s.ListSessionsRich(ctx, ListOptions{Limit: limit}); return err },
+				func() (err error) { got, err = s.ListSessionsRich(ctx, ListOptions{Limit: limit}); return err },
 				func() error {
-					rows, err := s.q.SessionListRich(ctx, s.r, db.SessionListRichParams{Archived: new(int64(0)), Limit: int64(limit)})
+					wantIDs, wantCounts = wantIDs[:0], wantCounts[:0]
+					rows, err := s.q.SessionListRich(ctx, bare, db.SessionListRichParams{Archived: new(int64(0)), Limit: int64(limit)})
 					for _, r := range rows {
+						id, count := r.Session.ID, r.Session.MessageCount.Int64
 						if err == nil && deref(r.Session.EndReason) == "compression" {
-							var tip string
 							var walk []string
-							if walk, err = s.q.SessionCompressionWalk(ctx, s.r, r.Session.ID); err == nil {
-								tip = walk[len(walk)-1]
-								_, err = s.q.SessionRichRow(ctx, s.r, tip)
+							if walk, err = s.q.SessionCompressionWalk(ctx, bare, r.Session.ID); err == nil {
+								var tip db.SessionRichRowRow
+								if tip, err = s.q.SessionRichRow(ctx, bare, walk[len(walk)-1]); err == nil {
+									id, count = tip.Session.ID, tip.Session.MessageCount.Int64
+								}
 							}
 						}
+						wantIDs, wantCounts = append(wantIDs, id), append(wantCounts, count)
 					}
 					return err
 				})
+			if len(got) != min(limit, 10000) || len(got) != len(wantIDs) {
+				b.Fatalf("store listed %d sessions, bare %d, want %d", len(got), len(wantIDs), min(limit, 10000))
+			}
+			for i, r := range got {
+				if r.ID != wantIDs[i] || r.MessageCount != wantCounts[i] {
+					b.Fatalf("row %d: store %s (%d messages), bare %s (%d)", i, r.ID, r.MessageCount, wantIDs[i], wantCounts[i])
+				}
+			}
 		})
 	}
 }
 
-// BenchmarkConversation replays a 20,000-message session, against the
-// generated replay query on the bare read pool (no JSON checks, no
-// memory-context stripping).
+// BenchmarkConversation replays a session of 300 messages and one of
+// 20,000, against the generated replay query on a bare read pool without
+// a statement cache (no transaction, no JSON checks, no memory-context
+// stripping). The replay must hold the bare rows' roles and timestamps.
 func BenchmarkConversation(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openStore(b, nil)
-	seedTranscript(b, s, "long", 20000)
+	bare := barePool(b, s)
+	for _, n := range []int{300, 20000} {
+		id := fmt.Sprintf("t%d", n)
+		seedTranscript(b, s, id, n)
+		b.Run(fmt.Sprintf("Messages%d", n), func(b *testing.B) {
+			var got []ConversationMessage
+			var want []db.MessageConversationRow
+			compare(b,
+				func() (err error) { got, err = s.Conversation(ctx, id, false); return err },
+				func() (err error) {
+					want, err = s.q.MessageConversation(ctx, bare, db.MessageConversationParams{SessionID: id})
+					return err
+				})
+			if len(got) != n || len(want) != n {
+				b.Fatalf("store replayed %d messages, bare %d, want %d", len(got), len(want), n)
+			}
+			for i, m := range got {
+				if m.Role != want[i].Role || float64(m.Timestamp) != want[i].Timestamp.Float64 {
+					b.Fatalf("message %d: store %s at %v, bare %s at %v", i, m.Role, m.Timestamp, want[i].Role, want[i].Timestamp.Float64)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExportSession exports one session of 300 messages among 1,000
+// sessions, against its statements on a bare read pool without a
+// statement cache: the session's row, the schema cookie (the column order
+// is read again only when it moves) and the message list (no
+// transaction, no conversion). The export must hold the bare rows'
+// session and message ids.
+func BenchmarkExportSession(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openStore(b, nil)
+	seedSessions(b, s, 1000)
+	seedTranscript(b, s, "t300", 300)
+	bare := barePool(b, s)
+	var got *SessionExport
+	var want []db.Message
+	var wantID string
 	compare(b,
-		func() error { _, err := s.Conversation(ctx, "long", false); return err },
+		func() (err error) { got, err = s.ExportSession(ctx, "t300"); return err },
 		func() error {
-			_, err := s.q.MessageConversation(ctx, s.r, db.MessageConversationParams{SessionID: "long"})
+			r, err := s.q.SessionGet(ctx, bare, "t300")
+			if err != nil {
+				return err
+			}
+			wantID = r.ID
+			var version int64
+			if err := bare.QueryRowContext(ctx, schemaVersionSQL).Scan(&version); err != nil {
+				return err
+			}
+			want, err = s.q.MessageList(ctx, bare, db.MessageListParams{SessionID: "t300", Limit: -1})
 			return err
 		})
+	if got.ID != wantID || len(got.Messages) != 300 || len(want) != 300 {
+		b.Fatalf("store exported %s with %d messages, bare %s with %d, want t300 with 300", got.ID, len(got.Messages), wantID, len(want))
+	}
+	for i, m := range got.Messages {
+		if m.ID != want[i].ID {
+			b.Fatalf("message %d: store id %d, bare %d", i, m.ID, want[i].ID)
+		}
+	}
 }
 
 // seedSessions writes n cli sessions in one transaction, each with a user

@@ -45,7 +45,7 @@ func (s *Store) ArchiveAndCompact(ctx context.Context, id string, msgs []NewMess
 // It returns ErrClosed.
 func (s *Store) HasArchivedMessages(ctx context.Context, id string) (_ bool, err error) {
 	defer wrapOn(&err, "look for archived messages of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
 		return s.q.MessageHasInactive(ctx, q, id)
 	})
 }

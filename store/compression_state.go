@@ -64,7 +64,7 @@ func (s *Store) setCooldown(ctx context.Context, id string, until sqlnum.Real, e
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) CompressionFailureCooldown(ctx context.Context, id string) (_ *CompressionCooldown, err error) {
 	defer wrapOn(&err, "read compression cooldown", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*CompressionCooldown, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*CompressionCooldown, error) {
 		r, err := s.q.CompressionCooldownGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrSessionNotFound
@@ -100,7 +100,7 @@ func secondsDuration(sec float64) time.Duration {
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) CompressionFallbackStreak(ctx context.Context, id string) (_ int64, err error) {
 	defer wrapOn(&err, "read compression fallback streak", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
 		n, err := s.q.CompressionStreakGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, ErrSessionNotFound

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -162,18 +163,17 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 	p := db.MessageConversationParams{
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
-		rows, err := s.q.MessageConversation(ctx, q, p)
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
+		out := []ConversationMessage{}
+		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
+			m := conversationMessage(*r)
+			if !opts.IncludeAncestors || !isRepeatedPrompt(out, m) {
+				out = appendRow(out, m)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		out := make([]ConversationMessage, 0, len(rows))
-		for _, r := range rows {
-			m := conversationMessage(r)
-			if opts.IncludeAncestors && isRepeatedPrompt(out, m) {
-				continue
-			}
-			out = append(out, m)
 		}
 		return stripReviewHarness(out), nil
 	})
@@ -269,9 +269,15 @@ func isReviewHarness(m ConversationMessage) bool {
 // drops every review prompt and the assistant message right after it (a
 // reply in the curator's role), keeping everything else in order.
 func stripReviewHarness(msgs []ConversationMessage) []ConversationMessage {
-	out := msgs[:0]
+	// Nearly every replay has no review prompt: then nothing is rewritten
+	// (moving every row onto itself cost a twentieth of a long replay).
+	first := slices.IndexFunc(msgs, func(m ConversationMessage) bool { return isReviewHarness(m) })
+	if first < 0 {
+		return msgs
+	}
+	out := msgs[:first]
 	skipAssistant := false
-	for _, m := range msgs {
+	for _, m := range msgs[first:] {
 		if isReviewHarness(m) {
 			skipAssistant = true
 			continue

@@ -25,7 +25,7 @@ func (s *Store) ListCronJobRuns(ctx context.Context, jobID string, limit, offset
 	// ids that start with prefix, in SQLite's byte order.
 	prefix := "cron_" + jobID + "_"
 	upper := prefix[:len(prefix)-1] + "`"
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
 		rows, err := s.q.SessionCronRuns(ctx, q, db.SessionCronRunsParams{IDFrom: prefix, IDTo: upper, Limit: int64(limit), Offset: int64(offset)})
 		return convertRows(rows, err, func(r db.SessionCronRunsRow) RichSession {
 			return richSession(r.Session, r.PreviewRaw, r.LastActive)

@@ -24,7 +24,7 @@ type CwdUsage struct {
 // It returns ErrClosed.
 func (s *Store) DistinctSessionCwds(ctx context.Context, includeArchived bool) (_ []CwdUsage, err error) {
 	defer wrap(&err, "list session working directories")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]CwdUsage, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]CwdUsage, error) {
 		rows, err := s.q.SessionDistinctCwds(ctx, q, boolInt(includeArchived))
 		return convertRows(rows, err, func(r db.SessionDistinctCwdsRow) CwdUsage {
 			return CwdUsage{Cwd: r.Cwd, Sessions: r.Sessions, LastActive: Timestamp(finite(r.LastActive))}

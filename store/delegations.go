@@ -347,7 +347,7 @@ func (s *Store) pruneDelegations(ctx context.Context, tx db.DBTX, r DelegationRe
 // It returns ErrDelegationNotFound or ErrClosed.
 func (s *Store) GetDelegation(ctx context.Context, id string) (_ *Delegation, err error) {
 	defer wrapOn(&err, "get delegation", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Delegation, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*Delegation, error) {
 		r, err := s.q.DelegationGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrDelegationNotFound

@@ -151,7 +151,7 @@ func (s *Store) DeleteSessionIfEmpty(ctx context.Context, id, sessionsDir string
 // It returns ErrClosed.
 func (s *Store) CountEmptySessions(ctx context.Context) (_ int64, err error) {
 	defer wrap(&err, "count empty sessions")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
 		return s.q.SessionCountEmpty(ctx, q)
 	})
 }

@@ -34,20 +34,20 @@ type SessionExport struct {
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport, err error) {
 	defer wrapOn(&err, "export session", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*SessionExport, error) {
+	return readConn(s, ctx, func(ctx context.Context, q db.DBTX) (*SessionExport, error) {
 		sess, err := foundSession(s.q.SessionGet(ctx, q, id))
 		if err != nil {
 			return nil, err
 		}
-		order, err := fileOrder(ctx, q)
+		order, err := s.exportOrder(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		msgs, err := s.q.MessageList(ctx, q, db.MessageListParams{SessionID: id, Limit: -1})
+		msgs, err := s.messagesOf(ctx, q, db.MessageListParams{SessionID: id, Limit: -1})
 		if err != nil {
 			return nil, err
 		}
-		return &SessionExport{Session: *sess, Messages: messagesFromDB(msgs), order: order}, nil
+		return &SessionExport{Session: *sess, Messages: msgs, order: order}, nil
 	})
 }
 
@@ -96,8 +96,8 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 	defer wrap(&err, "export")
 	n := 0
 	var tw *transfer.Writer
-	err = readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
-		order, err := fileOrder(ctx, tx)
+	err = readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
+		order, err := s.exportOrder(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -150,8 +150,8 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err
 // eachExport calls fn with every exported session, messages loaded, in
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
-	return readEach(s, ctx, func(ctx context.Context, tx *sql.Tx) error {
-		order, err := fileOrder(ctx, tx)
+	return readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
+		order, err := s.exportOrder(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -192,7 +192,7 @@ ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
 // walkExport streams the sessions opts selects to fn, each row with its
 // last activity: the ids given, in their order, after checking every one
 // exists; else the export order.
-func (s *Store) walkExport(ctx context.Context, tx *sql.Tx, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
+func (s *Store) walkExport(ctx context.Context, tx db.DBTX, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
 	if len(opts.IDs) == 0 {
 		return s.walkSessions(ctx, tx, opts.Source, fn)
 	}
@@ -242,7 +242,7 @@ func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions,
 
 // walkSessions streams the sessions of the export order to fn, each row
 // with its last activity.
-func (s *Store) walkSessions(ctx context.Context, tx *sql.Tx, source string, fn func(db.Session, sqlnum.Real) error) error {
+func (s *Store) walkSessions(ctx context.Context, tx db.DBTX, source string, fn func(db.Session, sqlnum.Real) error) error {
 	rows, err := tx.QueryContext(ctx, exportOrderSQL, nullable(source))
 	if err != nil {
 		return err
@@ -289,22 +289,36 @@ const columnsSQL = `SELECT name FROM pragma_table_info(?1) ORDER BY cid`
 func fileOrder(ctx context.Context, q db.DBTX) (transfer.Order, error) {
 	var cols [2][]string
 	for i, table := range []string{"sessions", "messages"} {
-		rows, err := q.QueryContext(ctx, columnsSQL, table)
-		if err != nil {
-			return transfer.Order{}, err
-		}
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				rows.Close()
-				return transfer.Order{}, err
-			}
-			cols[i] = append(cols[i], name)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		var err error
+		if cols[i], err = columnNames(ctx, q, table); err != nil {
 			return transfer.Order{}, err
 		}
 	}
 	return transfer.NewOrder(cols[0], cols[1]), nil
+}
+
+// columnNames runs columnsSQL for table, through rawQuery when q allows
+// it.
+func columnNames(ctx context.Context, q db.DBTX, table string) ([]string, error) {
+	var names []string
+	var name string
+	if rc, ok := rawOf(ctx, q); ok {
+		err := rawQuery(ctx, rc, columnsSQL, []any{table}, []any{&name}, func() error {
+			names = append(names, name)
+			return nil
+		})
+		return names, err
+	}
+	rows, err := q.QueryContext(ctx, columnsSQL, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, rows.Err()
 }

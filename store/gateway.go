@@ -124,7 +124,7 @@ type GatewayListOptions struct {
 // It returns ErrClosed.
 func (s *Store) ListGatewaySessions(ctx context.Context, opts GatewayListOptions) (_ []ActiveSession, err error) {
 	defer wrap(&err, "list gateway sessions")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
 		rows, err := s.q.GatewaySessionList(ctx, q, db.GatewaySessionListParams{
 			Platform: nullable(opts.Platform), IncludeEnded: boolInt(opts.IncludeEnded),
 		})
@@ -175,7 +175,7 @@ func (s *Store) FindSessionByOrigin(ctx context.Context, o Origin) (_ string, er
 	if err := checkTexts("platform", o.Platform, "chat id", o.ChatID, "thread id", deref(o.ThreadID), "user id", o.UserID); err != nil {
 		return "", err
 	}
-	rows, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.GatewayOriginCandidatesRow, error) {
+	rows, err := readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.GatewayOriginCandidatesRow, error) {
 		return s.q.GatewayOriginCandidates(ctx, q, db.GatewayOriginCandidatesParams{
 			Platform: o.Platform, ChatID: &o.ChatID,
 			MatchThread: boolInt(o.ThreadID != nil), ThreadID: deref(o.ThreadID),

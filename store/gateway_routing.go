@@ -102,7 +102,7 @@ func (s *Store) ReplaceGatewayRoutingEntries(ctx context.Context, scope string, 
 // It returns ErrClosed.
 func (s *Store) LoadGatewayRoutingEntries(ctx context.Context, scope string) (_ map[string]JSONText, err error) {
 	defer wrapOn(&err, "load gateway routing entries", scope)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (map[string]JSONText, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (map[string]JSONText, error) {
 		rows, err := s.q.GatewayRoutingLoad(ctx, q, scope)
 		if err != nil {
 			return nil, err

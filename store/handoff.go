@@ -120,7 +120,7 @@ func (s *Store) FailHandoff(ctx context.Context, id, reason string) (err error) 
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) HandoffState(ctx context.Context, id string) (_ Handoff, err error) {
 	defer wrapOn(&err, "read handoff", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (Handoff, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (Handoff, error) {
 		r, err := s.q.HandoffGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return Handoff{}, ErrSessionNotFound
@@ -135,7 +135,7 @@ func (s *Store) HandoffState(ctx context.Context, id string) (_ Handoff, err err
 // It returns ErrClosed.
 func (s *Store) ListPendingHandoffs(ctx context.Context) (_ []Session, err error) {
 	defer wrap(&err, "list pending handoffs")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
 		rows, err := s.q.HandoffListPending(ctx, q)
 		return convertRows(rows, err, sessionFromDB)
 	})

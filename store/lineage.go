@@ -21,7 +21,7 @@ import (
 // It returns ErrClosed.
 func (s *Store) CompressionTip(ctx context.Context, id string) (_ string, err error) {
 	defer wrapOn(&err, "compression tip of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		return s.compressionTip(ctx, q, id)
 	})
 }
@@ -192,7 +192,7 @@ type LineageNode struct {
 // It returns ErrClosed.
 func (s *Store) Ancestors(ctx context.Context, id string) (_ []LineageNode, err error) {
 	defer wrapOn(&err, "ancestors of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
 		return s.ancestors(ctx, q, id)
 	})
 }
@@ -224,7 +224,7 @@ func (s *Store) ancestors(ctx context.Context, q db.DBTX, id string) ([]LineageN
 // It returns ErrClosed.
 func (s *Store) Descendants(ctx context.Context, id string) (_ []LineageNode, err error) {
 	defer wrapOn(&err, "descendants of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
 		rows, err := s.q.SessionDescendants(ctx, q, id)
 		if err != nil {
 			return nil, err

@@ -127,6 +127,15 @@ func (s *Store) listSessionsRich(ctx context.Context, opts ListOptions) ([]RichS
 	if idNeedle != nil || searchNeedle != nil || f.cwdPrefix != nil {
 		reader = readUntilDone[[]RichSession]
 	}
+	// Without the chain query (two statements) and the tip projection (two
+	// more per compression root) the listing is one statement, its own
+	// snapshot: no transaction.
+	if !chain && !project {
+		reader = readOne[[]RichSession]
+		if f.cwdPrefix != nil {
+			reader = readOneUntilDone[[]RichSession]
+		}
+	}
 	return reader(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
 		var rows []db.SessionListRichRow
 		var err error
@@ -315,7 +324,7 @@ func (s *Store) SearchSessions(ctx context.Context, source string, limit, offset
 	if limit == 0 {
 		limit = 20
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
 		rows, err := s.q.SessionBrowse(ctx, q, db.SessionBrowseParams{Source: nullable(source), Limit: int64(limit), Offset: int64(offset)})
 		return convertRows(rows, err, func(r db.SessionBrowseRow) ActiveSession {
 			return ActiveSession{Session: sessionFromDB(r.Session), LastActive: Timestamp(r.LastActive)}

@@ -163,7 +163,7 @@ func (s *Store) CompressionLockHolder(ctx context.Context, sessionID string) (_ 
 		holder string
 		ok     bool
 	}
-	r, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (result, error) {
+	r, err := readOne(s, ctx, func(ctx context.Context, q db.DBTX) (result, error) {
 		h, err := s.q.CompressionLockHolder(ctx, q, db.CompressionLockHolderParams{SessionID: sessionID, Now: sqlnum.RealOf(s.now())})
 		if errors.Is(err, sql.ErrNoRows) {
 			return result{}, nil

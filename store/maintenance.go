@@ -27,7 +27,7 @@ func (s *Store) getMeta(ctx context.Context, key string) (string, bool, error) {
 		v  string
 		ok bool
 	}
-	r, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (result, error) {
+	r, err := readOne(s, ctx, func(ctx context.Context, q db.DBTX) (result, error) {
 		v, err := s.q.StateMetaGet(ctx, q, key)
 		if errors.Is(err, sql.ErrNoRows) {
 			return result{}, nil

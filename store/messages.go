@@ -262,12 +262,8 @@ func (s *Store) getMessages(ctx context.Context, id string, opts MessageOptions)
 	if opts.Offset > 0 {
 		p.Offset = int64(opts.Offset)
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
-		rows, err := s.q.MessageList(ctx, q, p)
-		if err != nil {
-			return nil, err
-		}
-		return messagesFromDB(rows), nil
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
+		return s.messagesOf(ctx, q, p)
 	})
 }
 
@@ -287,7 +283,7 @@ const messagePageSize = 500
 func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) (err error) {
 	defer wrapOn(&err, "read messages of", id)
 	page := func(ctx context.Context, p db.MessagePageParams, first bool) ([]db.Message, error) {
-		return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
+		return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
 			return s.messagePage(ctx, q, p, first)
 		})
 	}
@@ -309,9 +305,10 @@ func (s *Store) eachMessageIn(ctx context.Context, q db.DBTX, id string, fn func
 // walk of the table, never a sort of its remaining rows per page.
 func (s *Store) messagePage(ctx context.Context, q db.DBTX, p db.MessagePageParams, first bool) ([]db.Message, error) {
 	if first {
-		return s.q.MessagePage(ctx, q, p)
+		return wholeMessages(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessagePage(ctx, q, p) })
 	}
-	return s.q.MessagePageAfter(ctx, q, db.MessagePageAfterParams{AfterID: p.AfterID, SessionID: p.SessionID, Limit: p.Limit})
+	after := db.MessagePageAfterParams{AfterID: p.AfterID, SessionID: p.SessionID, Limit: p.Limit}
+	return wholeMessages(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessagePageAfter(ctx, q, after) })
 }
 
 // eachMessagePage calls fn with session id's live rows in id order,
@@ -344,7 +341,7 @@ func eachMessagePage(ctx context.Context, id string, page func(context.Context, 
 // It returns ErrClosed.
 func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error) {
 	defer wrap(&err, "count messages")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
 		if id == "" {
 			return s.q.MessageCount(ctx, q)
 		}
@@ -359,7 +356,7 @@ func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error
 // It returns ErrClosed.
 func (s *Store) HasPlatformMessageID(ctx context.Context, id, platformID string) (_ bool, err error) {
 	defer wrapOn(&err, "look up a platform message id in", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
 		return s.q.MessageHasPlatformID(ctx, q, db.MessageHasPlatformIDParams{SessionID: id, PlatformMessageID: &platformID})
 	})
 }

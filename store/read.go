@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -34,13 +34,59 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX
 	return v, sqlite.Classify(err)
 }
 
-// readEach is read for callers that stream: fn gets the transaction itself
-// so it can hold several cursors open in one snapshot.
-func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	_, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
-		return struct{}{}, fn(ctx, q.(*sql.Tx))
+// readConn is read on one pooled connection held as a *sql.Conn, the
+// snapshot opened and ended by BEGIN and ROLLBACK statements (what
+// BeginTx and Rollback send for the read pool, which sets no _txlock), so
+// that fn's hot statements can also go straight to the driver (rawQuery),
+// which a *sql.Tx does not allow. A ROLLBACK that fails leaves the
+// connection's state unknown: the connection is dropped from the pool
+// rather than handed on with a transaction open.
+func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	var zero T
+	if err := s.acquire(); err != nil {
+		return zero, err
+	}
+	defer s.release()
+	c, err := s.r.Conn(ctx)
+	if err != nil {
+		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "BEGIN"); err != nil {
+		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
+	}
+	v, err := fn(ctx, c)
+	if _, rerr := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		c.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return v, sqlite.Classify(err)
+}
+
+// readEach is read for callers that stream: fn gets one connection in one
+// snapshot (readConn's), so it can hold several cursors open at once and
+// its hot statements can take the driver path.
+func readEach(s *Store, ctx context.Context, fn func(context.Context, db.DBTX) error) error {
+	_, err := readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+		return struct{}{}, fn(ctx, q)
 	})
 	return err
+}
+
+// readOne runs fn, which must run exactly one statement, on the read-only
+// pool while the store is open, without an explicit transaction: a single
+// statement is its own snapshot (SQLite opens a read transaction for it
+// and ends it when the statement is reset), so BEGIN and ROLLBACK would
+// only add two round trips through database/sql and the driver. A method
+// that runs two statements whose answers must agree uses read instead.
+// Errors are classified as read's.
+func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	var zero T
+	if err := s.acquire(); err != nil {
+		return zero, err
+	}
+	defer s.release()
+	v, err := fn(ctx, s.r)
+	return v, sqlite.Classify(err)
 }
 
 // readUntilDone is read for a call whose SQLite work may outlast its
@@ -54,8 +100,20 @@ func readEach(s *Store, ctx context.Context, fn func(context.Context, *sql.Tx) e
 // connection until SQLite returns from that instruction, where the
 // interrupt ends the statement; Close waits for it like any call in flight.
 func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	return untilDone(ctx, func() (T, error) { return read(s, ctx, fn) })
+}
+
+// readOneUntilDone is readUntilDone for a single statement (see readOne).
+func readOneUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+	return untilDone(ctx, func() (T, error) { return readOne(s, ctx, fn) })
+}
+
+// untilDone runs fn on a goroutine of its own and returns its answer, or
+// ctx's error as soon as ctx ends (see readUntilDone; split searches use it
+// for work that is more than one read transaction).
+func untilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	if ctx.Done() == nil {
-		return read(s, ctx, fn)
+		return fn()
 	}
 	var (
 		v    T
@@ -64,7 +122,7 @@ func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context
 	)
 	go func() {
 		defer close(done)
-		v, err = read(s, ctx, fn)
+		v, err = fn()
 	}()
 	select {
 	case <-done:

@@ -146,7 +146,7 @@ func (s *Store) ListRecentUserMessages(ctx context.Context, id string, opts Rece
 	case opts.Limit < 0:
 		p.Limit = -1
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]UserMessagePreview, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]UserMessagePreview, error) {
 		rows, err := s.q.MessageRecentUser(ctx, q, p)
 		return convertRows(rows, err, func(r db.MessageRecentUserRow) UserMessagePreview {
 			var st storedValues

@@ -151,36 +151,6 @@ func (s *Store) search(ctx context.Context, query string, opts SearchOptions, st
 	})
 }
 
-// untilDone runs fn on a goroutine of its own and returns its answer, or
-// ctx's error as soon as ctx ends (see readUntilDone, whose rule it is for
-// work that is not one read transaction).
-func untilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
-	if ctx.Done() == nil {
-		return fn()
-	}
-	var (
-		v    T
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		v, err = fn()
-	}()
-	select {
-	case <-done:
-		return v, err
-	case <-ctx.Done():
-		select {
-		case <-done: // finished at the same moment: keep its answer
-			return v, err
-		default:
-		}
-		var zero T
-		return zero, ctx.Err()
-	}
-}
-
 // searchSplit runs st split into up to k ranges when the pool has the
 // connections and (unless forced) the search is worth splitting, and the
 // single statement otherwise. The caller holds acquire.

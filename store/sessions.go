@@ -253,7 +253,7 @@ func (s *Store) mustExist(ctx context.Context, q db.DBTX, id string) error {
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) GetSession(ctx context.Context, id string) (_ *Session, err error) {
 	defer wrapOn(&err, "get session", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
 		return foundSession(s.q.SessionGet(ctx, q, id))
 	})
 }

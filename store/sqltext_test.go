@@ -42,6 +42,8 @@ var sqlExceptions = []allowedUse{
 		"the refresh and comparison statements of the ftsIndexes table, string constants (the checker does not follow struct fields)"},
 	{"internal/sqlite/open.go", "writerDriver", "Exec",
 		"walSizeLimitSQL and the platform's durability pragmas from durabilityFor, string constants chosen by GOOS"},
+	{"store/rawscan.go", "rawQuery", "QueryContext",
+		"the text a generated sqlc method runs, recorded from that method's own call by captureDBTX (statementOf), or columnsSQL; the arguments are bound"},
 	{"migrations/adopt.go", "adopt", "ExecContext",
 		"DDL of the embedded migrations (ALTER TABLE ... ADD COLUMN from their own column definitions, quoted)"},
 }

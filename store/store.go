@@ -52,6 +52,9 @@ type Store struct {
 	// searchConns is what split searches hold of the read pool
 	// (search_parallel.go).
 	searchConns searchConns
+	// orders is the exports' column order, kept while the schema stays
+	// (exportOrder).
+	orders orderCache
 }
 
 // Open opens the state database at path with opts (nil means the defaults

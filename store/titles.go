@@ -98,7 +98,7 @@ func (s *Store) takeTitleFromAncestor(ctx context.Context, tx db.DBTX, owner, id
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) SessionTitle(ctx context.Context, id string) (_ string, err error) {
 	defer wrapOn(&err, "get title of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
 		t, err := s.q.SessionGetTitle(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", ErrSessionNotFound
@@ -113,7 +113,7 @@ func (s *Store) SessionTitle(ctx context.Context, id string) (_ string, err erro
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) SessionByTitle(ctx context.Context, title string) (_ *Session, err error) {
 	defer wrapOn(&err, "get session titled", title)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
 		return foundSession(s.q.SessionGetByTitle(ctx, q, &title))
 	})
 }

@@ -44,7 +44,7 @@ type ModelUsage struct {
 // It returns ErrClosed.
 func (s *Store) ModelUsage(ctx context.Context, id string) (_ []ModelUsage, err error) {
 	defer wrapOn(&err, "model usage of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsage, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsage, error) {
 		rows, err := s.q.UsageOfSession(ctx, q, id)
 		return convertRows(rows, err, func(r db.SessionModelUsage) ModelUsage {
 			return ModelUsage{
@@ -105,7 +105,7 @@ func (s *Store) UsageByModel(ctx context.Context, opts UsageOptions) (_ []ModelU
 	if !opts.Since.IsZero() {
 		p.Since = new(float64(TimestampOf(opts.Since)))
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsageTotal, error) {
+	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsageTotal, error) {
 		rows, err := s.q.UsageByModel(ctx, q, p)
 		return convertRows(rows, err, func(r db.UsageByModelRow) ModelUsageTotal {
 			return ModelUsageTotal{

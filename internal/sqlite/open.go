@@ -68,6 +68,19 @@ type Config struct {
 	// [IsWALRefused]), with SQLite's reason: once per file and process, as
 	// upstream warns once.
 	OnWALFallback func(cause error)
+	// NoStmtCache turns off the driver's per-connection statement cache
+	// (see [stmtCacheSize]), so that every statement is prepared and
+	// finalized on each call: the bare database/sql path the store's
+	// benchmarks measure themselves against.
+	NoStmtCache bool
+}
+
+// stmtCache is the _stmt_cache_size c asks for.
+func (c Config) stmtCache() string {
+	if c.NoStmtCache {
+		return "0"
+	}
+	return stmtCacheSize
 }
 
 func (c Config) busyMillis() string {
@@ -113,7 +126,7 @@ func writerDSN(uri string, c Config) string {
 	v.Set("_foreign_keys", "1")
 	v.Set("_busy_timeout", c.busyMillis())
 	v.Set("_synchronous", sync.String())
-	v.Set("_stmt_cache_size", stmtCacheSize)
+	v.Set("_stmt_cache_size", c.stmtCache())
 	return uri + "?" + v.Encode()
 }
 
@@ -131,7 +144,7 @@ func readerDSN(uri string, c Config) string {
 	v := url.Values{}
 	v.Set("mode", "ro")
 	v.Set("_busy_timeout", c.busyMillis())
-	v.Set("_stmt_cache_size", stmtCacheSize)
+	v.Set("_stmt_cache_size", c.stmtCache())
 	return uri + "?" + v.Encode()
 }
 
