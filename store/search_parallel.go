@@ -127,6 +127,23 @@ func (s *Store) searchRanges() int {
 	return min(n, s.opts.ReadConnections)
 }
 
+// splitPays reports whether a search of this shape gains from a split at
+// all (the match count decides afterwards). A full-text search by rank
+// without a source or role filter does not: FTS5's bm25 counts each
+// phrase's documents over the whole index for every cursor (its
+// xQueryPhrase walks the phrase's whole doclist), so every range pays
+// that walk again, and the rest of the single statement (rank every match,
+// sort, stop after the page) is cheap. Measured on a quiet 2-core machine
+// (BenchmarkSearchSplit, 100,000 messages, 18,000 matches): ranges2/single
+// 1.00 and 1.03, 1.5 times the CPU; with a source and role filter, whose
+// rows the join reads in rank order until the page is full, 0.65; newest
+// first 0.65; the LIKE scan 0.64 to 0.70. So such searches run whole.
+func splitPays(opts SearchOptions, st sqlitesearch.Statement) bool {
+	keys, _ := st.RangeKeys()
+	filtered := opts.Sources != nil || len(opts.ExcludeSources) > 0 || len(opts.Roles) > 0
+	return keys != sqlitesearch.KeysRank || filtered
+}
+
 // search runs st, the statement of query with opts. force 0 decides
 // whether to split (searchRanges, the thresholds); force 1 runs the single
 // statement and force k > 1 splits into k ranges whatever the thresholds
@@ -135,6 +152,9 @@ func (s *Store) search(ctx context.Context, query string, opts SearchOptions, st
 	k := force
 	if k == 0 {
 		k = s.searchRanges()
+		if !splitPays(opts, st) {
+			k = 1
+		}
 	}
 	if k <= 1 {
 		return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
