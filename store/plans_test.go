@@ -95,11 +95,19 @@ func nullArgs(stmt string) []any {
 	return args
 }
 
-// queryPlan returns the rows of EXPLAIN QUERY PLAN for stmt on q, each
-// indented by its depth in the plan tree.
+// queryPlan returns the rows of EXPLAIN QUERY PLAN for stmt on q, every
+// parameter NULL, each indented by its depth in the plan tree.
 func queryPlan(t testing.TB, q db.DBTX, stmt string) []string {
 	t.Helper()
-	rows, err := q.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+stmt, nullArgs(stmt)...)
+	return explainPlan(t, q, stmt, nullArgs(stmt), true)
+}
+
+// explainPlan returns the rows of EXPLAIN QUERY PLAN for stmt with args on
+// q, indented by their depth when indent is set, else as SQLite writes
+// them.
+func explainPlan(t testing.TB, q db.DBTX, stmt string, args []any, indent bool) []string {
+	t.Helper()
+	rows, err := q.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+stmt, args...)
 	if err != nil {
 		t.Fatalf("EXPLAIN QUERY PLAN: %v\n%s", err, stmt)
 	}
@@ -113,7 +121,10 @@ func queryPlan(t testing.TB, q db.DBTX, stmt string) []string {
 			t.Fatal(err)
 		}
 		depth[id] = depth[parent] + 1
-		out = append(out, strings.Repeat("  ", depth[id]-1)+detail)
+		if indent {
+			detail = strings.Repeat("  ", depth[id]-1) + detail
+		}
+		out = append(out, detail)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)

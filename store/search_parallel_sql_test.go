@@ -1,36 +1,12 @@
 package store
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
-
-// searchPlan returns the EXPLAIN QUERY PLAN lines of stmt with args.
-func searchPlan(t *testing.T, q dbtx, stmt string, args []any) []string {
-	t.Helper()
-	rows, err := q.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+stmt, args...)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stmt)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return plan
-}
 
 // TestSplitSearchPlans prepares every range, page and probe statement of
 // a split search against the current schema (on the reader, which runs
@@ -50,8 +26,8 @@ func TestSplitSearchPlans(t *testing.T) {
 	}
 	for _, st := range statements {
 		name := st.Name()
-		ranged := searchPlan(t, s.r, st.RangeSQL(), st.RangeNamed(1, 5, 20))
-		page := searchPlan(t, s.r, st.PageSQL(), st.PageNamed([]int64{1, 2}))
+		ranged := explainPlan(t, s.r, st.RangeSQL(), st.RangeNamed(1, 5, 20), false)
+		page := explainPlan(t, s.r, st.PageSQL(), st.PageNamed([]int64{1, 2}), false)
 		has := func(plan []string, part string) bool {
 			return slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, part) })
 		}
@@ -67,7 +43,7 @@ func TestSplitSearchPlans(t *testing.T) {
 			want := "SCAN " + index + " VIRTUAL TABLE INDEX 0:M1><"
 			if keys, _ := st.RangeKeys(); keys == sqlitesearch.KeysRank {
 				want = "SCAN " + index + " VIRTUAL TABLE INDEX 32:M1><"
-				rows := searchPlan(t, s.r, st.RowsRangeSQL(), st.RangeNamed(1, 5, 20))
+				rows := explainPlan(t, s.r, st.RowsRangeSQL(), st.RangeNamed(1, 5, 20), false)
 				if has(ranged, "TEMP B-TREE") || has(rows, "TEMP B-TREE") || !slices.Contains(rows, want) {
 					t.Errorf("%s range plans %q, %q sort; FTS5 should take ORDER BY rank", name, ranged, rows)
 				}
@@ -80,7 +56,7 @@ func TestSplitSearchPlans(t *testing.T) {
 			if !slices.Contains(page, "SCAN "+index+" VIRTUAL TABLE INDEX 0:M1><") {
 				t.Errorf("%s page plan %q does not walk the MATCH over the page's rowids", name, page)
 			}
-			probe := searchPlan(t, s.r, st.ProbeSQL(), st.ProbeNamed(10))
+			probe := explainPlan(t, s.r, st.ProbeSQL(), st.ProbeNamed(10), false)
 			if !slices.Contains(probe, "SCAN "+index+" VIRTUAL TABLE INDEX 0:M1") {
 				t.Errorf("%s probe plan %q", name, probe)
 			}
