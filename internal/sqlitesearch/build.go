@@ -130,21 +130,11 @@ func (s Statement) Index() string { return indexes[s.kind] }
 // Named returns the arguments as sql.NamedArg values, one for each
 // parameter the statement names and no other, for QueryContext.
 func (s Statement) Named() []any {
-	a := s.Args
-	var named []any
-	switch s.kind {
-	case unicode61, trigram:
-		named = []any{sql.Named("match", a.Match)}
-	case like:
-		named = []any{sql.Named("pattern", a.Pattern), sql.Named("anchor", a.Anchor)}
-	case likeGroups:
-		named = []any{sql.Named("groups", a.Groups), sql.Named("anchor", a.Anchor)}
-	default:
+	named := s.leadArgs(true)
+	if named == nil {
 		return nil
 	}
-	return append(named, sql.Named("include_inactive", a.IncludeInactive),
-		sql.Named("sources", a.Sources), sql.Named("exclude_sources", a.ExcludeSources), sql.Named("roles", a.Roles),
-		sql.Named("limit", a.Limit), sql.Named("offset", a.Offset))
+	return append(named, sql.Named("limit", s.Args.Limit), sql.Named("offset", s.Args.Offset))
 }
 
 // All returns one Statement of each distinct text Build produces (each

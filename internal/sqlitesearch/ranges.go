@@ -94,10 +94,7 @@ LIMIT @limit`
 // afterwards (which walks the MATCH again).
 func rankedRowsRangeSQL(table string) string {
 	return `
-SELECT m.id, m.session_id, m.role,
-    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
-    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
-    ` + searchColumns + `, ` + table + `.rank
+` + hitColumns(table) + `, ` + table + `.rank
 FROM ` + table + `
 JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
@@ -143,10 +140,7 @@ LIMIT @limit`
 // in the whole statement, so it is the same snippet.
 func ftsPageSQL(table string) string {
 	return `
-SELECT m.id, m.session_id, m.role,
-    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
-    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
-    ` + searchColumns + `
+` + hitColumns(table) + `
 FROM ` + table + `
 JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
@@ -268,8 +262,15 @@ func (s Statement) ProbeNamed(limit int64) []any {
 	return []any{sql.Named("match", s.Args.Match), sql.Named("cap", limit)}
 }
 
-// filterArgs are the statement's arguments but the page.
-func (s Statement) filterArgs() []any {
+// filterArgs are the statement's arguments but the page (the range
+// statements take no snippet anchor).
+func (s Statement) filterArgs() []any { return s.leadArgs(false) }
+
+// leadArgs are the statement's arguments but the page: what it searches
+// for (the MATCH expression, the LIKE pattern or groups, and with anchor
+// the LIKE snippet's anchor), then the filters; nil for the zero
+// Statement.
+func (s Statement) leadArgs(anchor bool) []any {
 	a := s.Args
 	var named []any
 	switch s.kind {
@@ -281,6 +282,9 @@ func (s Statement) filterArgs() []any {
 		named = []any{sql.Named("groups", a.Groups)}
 	default:
 		return nil
+	}
+	if anchor && (s.kind == like || s.kind == likeGroups) {
+		named = append(named, sql.Named("anchor", a.Anchor))
 	}
 	return append(named, sql.Named("include_inactive", a.IncludeInactive),
 		sql.Named("sources", a.Sources), sql.Named("exclude_sources", a.ExcludeSources), sql.Named("roles", a.Roles))

@@ -67,6 +67,16 @@ const (
 	indexedBytes    = `(COALESCE(octet_length(m.content), 0) + COALESCE(octet_length(m.tool_name), 0) + COALESCE(octet_length(m.tool_calls), 0) + 2)`
 )
 
+// hitColumns is a full-text hit's result columns over table, as scanHits
+// reads them: id, session and role, the snippet (NULL for a long hit, see
+// snippetMaxBytes), long_hit and searchColumns.
+func hitColumns(table string) string {
+	return `SELECT m.id, m.session_id, m.role,
+    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
+    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
+    ` + searchColumns
+}
+
 // rankedSearchSQL is the original's FTS5 statement over table
 // (messages_fts or messages_fts_trigram) without its m.content column: hits
 // ranked by bm25 (ORDER BY rank), best first, each with SQLite's snippet of
@@ -74,10 +84,7 @@ const (
 // long one, its highlight (see snippetMaxBytes).
 func rankedSearchSQL(table string) string {
 	return `
-SELECT m.id, m.session_id, m.role,
-    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
-    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
-    ` + searchColumns + `
+` + hitColumns(table) + `
 FROM ` + table + `
 JOIN messages m ON m.id = ` + table + `.rowid
 JOIN sessions s ON s.id = m.session_id
@@ -105,10 +112,7 @@ WITH hits AS (
     ORDER BY m.timestamp ` + dir + `, ` + table + `.rank, m.id ` + dir + `
     LIMIT @limit OFFSET @offset
 )
-SELECT m.id, m.session_id, m.role,
-    CASE WHEN ` + indexedBytes + ` <= ` + snippetMaxBytes + ` THEN ` + snippet(table) + ` END,
-    ` + indexedBytes + ` > ` + snippetMaxBytes + ` AS long_hit,
-    ` + searchColumns + `
+` + hitColumns(table) + `
 FROM hits
 JOIN ` + table + ` ON ` + table + `.rowid = hits.id AND ` + table + ` MATCH @match
 JOIN messages m ON m.id = hits.id
