@@ -95,11 +95,8 @@ func (m *pendingWrite) call(ctx context.Context, tx *sql.Tx) (err error) {
 			err = errPanicked
 		}
 	}()
-	return m.fn(ctx, writeQueryer(tx))
+	return m.fn(ctx, tx)
 }
-
-// writeQueryer is what a write's fn gets for the write transaction tx.
-func writeQueryer(tx *sql.Tx) db.DBTX { return tx }
 
 // result returns the write's outcome to its caller, raising again a panic
 // of its fn.
