@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -104,7 +105,29 @@ func reportFallback(path string, c Config, cause error) {
 //     returned.
 //
 // Any other error (a transient EIO among them) is returned as it is.
+//
+// Connections probing one new file at once can deadlock on the set-pragma:
+// each holds the SHARED lock of its read and wants the EXCLUSIVE one, and
+// SQLite answers SQLITE_BUSY at once rather than call the busy handler
+// (https://sqlite.org/c3ref/busy_handler.html). The probe is then run
+// again on a new connection, after DefaultRetry's jitter, for as long as
+// c's busy timeout allows; by then one of them has set WAL, and the next
+// probe finds it.
 func applyJournal(ctx context.Context, driverName, uri, params string, c Config) (mode string, cause, err error) {
+	deadline := time.Now().Add(c.busyTimeout())
+	for {
+		mode, cause, err = probeJournal(ctx, driverName, uri, params, c)
+		if err == nil || !IsBusy(err) || time.Now().After(deadline) {
+			return mode, cause, err
+		}
+		if werr := sleep(ctx, DefaultRetry().jitter()); werr != nil {
+			return "", nil, fmt.Errorf("%w (last attempt: %w)", werr, err)
+		}
+	}
+}
+
+// probeJournal is one attempt of applyJournal, on a connection of its own.
+func probeJournal(ctx context.Context, driverName, uri, params string, c Config) (mode string, cause, err error) {
 	db, err := sql.Open(driverName, uri+"?"+params+"&_busy_timeout="+c.busyMillis())
 	if err != nil {
 		return "", nil, err

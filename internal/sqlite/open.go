@@ -83,12 +83,18 @@ func (c Config) stmtCache() string {
 	return stmtCacheSize
 }
 
-func (c Config) busyMillis() string {
-	d := c.BusyTimeout
-	if d <= 0 {
-		d = DefaultBusyTimeout
+// busyTimeout returns how long SQLite's busy handler waits for a lock:
+// c.BusyTimeout, or DefaultBusyTimeout when that is not positive.
+func (c Config) busyTimeout() time.Duration {
+	if c.BusyTimeout <= 0 {
+		return DefaultBusyTimeout
 	}
-	return strconv.FormatInt(d.Milliseconds(), 10)
+	return c.BusyTimeout
+}
+
+// busyMillis is busyTimeout in milliseconds, as the driver's DSN takes it.
+func (c Config) busyMillis() string {
+	return strconv.FormatInt(c.busyTimeout().Milliseconds(), 10)
 }
 
 // fileURI returns path as an absolute SQLite file: URI. Characters SQLite would
