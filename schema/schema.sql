@@ -3,7 +3,7 @@
 -- The state database at the latest schema version: a new database created by
 -- the migrator (upstream Hermes c2a3b9ce5's v21 DDL), dumped from sqlite_master
 -- in creation order (FTS5 shadow tables and automatic indexes left out: their
--- tables create them). sqlc compiles queries/ against this file. Regenerate:
+-- tables create them). sqlc compiles queries/sqlite/ against this file. Regenerate:
 -- make generate.
 
 CREATE TABLE schema_version (

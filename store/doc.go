@@ -188,7 +188,7 @@
 //     DDL, a goose migration with Up and Down sections, the version's
 //     step) and raise migrations.Latest.
 //  2. Run make generate: schema/schema.sql is dumped from the migrations and
-//     sqlc regenerates package db from queries/*.sql. A column added to
+//     sqlc regenerates package db from queries/sqlite/*.sql. A column added to
 //     sessions or messages goes into internal/transfer's Session or Message
 //     too, and into its export line's reader and writer: the store converts
 //     the generated rows to those types, and does not build until they

@@ -201,7 +201,7 @@ func listNeedle(query string) *string {
 }
 
 // listFilter holds the parameters of the listing filter the list and count
-// queries share (see queries/listing.sql).
+// queries share (see queries/sqlite/listing.sql).
 type listFilter struct {
 	includeChildren                           int64
 	source, excludeSources                    *string

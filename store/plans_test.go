@@ -19,7 +19,7 @@ import (
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
-// sqlcStatements returns every statement sqlc generated from queries/*.sql,
+// sqlcStatements returns every statement sqlc generated from queries/sqlite/*.sql,
 // by name, as the db package sends it (sqlc.embed expanded, parameters
 // numbered): the string constants of db/*.sql.go that start with
 // "-- name: ".
@@ -53,9 +53,9 @@ func sqlcStatements(t testing.TB) map[string]string {
 			return true
 		})
 	}
-	// Every query of queries/*.sql must be there (db/ is regenerated from
+	// Every query of queries/sqlite/*.sql must be there (db/ is regenerated from
 	// them; make verify checks it is not stale).
-	sources, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
+	sources, err := filepath.Glob(filepath.Join("..", "queries", "sqlite", "*.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func sqlcStatements(t testing.TB) map[string]string {
 		want += len(regexp.MustCompile(`(?m)^-- name: `).FindAll(text, -1))
 	}
 	if len(out) != want {
-		t.Fatalf("%d generated statements, queries/*.sql names %d", len(out), want)
+		t.Fatalf("%d generated statements, queries/sqlite/*.sql names %d", len(out), want)
 	}
 	return out
 }

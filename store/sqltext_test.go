@@ -271,9 +271,9 @@ func run(ctx context.Context, db *sql.DB, input string, mode int) {
 func TestINListsAreSubqueries(t *testing.T) {
 	t.Parallel()
 	texts := handWrittenSQL(t)
-	files, err := filepath.Glob(filepath.Join("..", "queries", "*.sql"))
+	files, err := filepath.Glob(filepath.Join("..", "queries", "sqlite", "*.sql"))
 	if err != nil || len(files) < 5 {
-		t.Fatalf("queries/*.sql: %v, %d files", err, len(files))
+		t.Fatalf("queries/sqlite/*.sql: %v, %d files", err, len(files))
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)

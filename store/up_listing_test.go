@@ -714,12 +714,12 @@ func namedArgs(nameValue ...any) []any {
 	return out
 }
 
-// queryText is the SQL of one named query in queries/<file>, as SQLite can
+// queryText is the SQL of one named query in queries/sqlite/<file>, as SQLite can
 // run it: sqlc.embed(s) as s.*, @name parameters kept (SQLite's own named
 // parameter syntax).
 func queryText(t *testing.T, file, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../queries/" + file)
+	b, err := os.ReadFile("../queries/sqlite/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
