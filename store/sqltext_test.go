@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// sqlMethods are the database/sql and driver methods that take SQL text,
+// sqlMethods are the database/sql, driver and pgx methods that take SQL text,
 // with the index of the SQL argument.
 var sqlMethods = map[string]int{
 	"ExecContext": 1, "QueryContext": 1, "QueryRowContext": 1, "PrepareContext": 1,
@@ -71,7 +71,20 @@ func sqlUses(m *moduleTypes, pkg goPackage) []sqlUse {
 		if !ok {
 			return
 		}
-		if arg, known := sqlMethods[sel.Sel.Name]; known && arg < len(call.Args) {
+		arg, known := sqlMethods[sel.Sel.Name]
+		if !known {
+			return
+		}
+		// pgx's Exec, Query and QueryRow take the context first, as
+		// database/sql's *Context methods do. Told by the argument's name
+		// (ctx, in this module and in sqlc's output alike): the stubbed
+		// imports leave context.Context without a type here.
+		if arg == 0 && len(call.Args) > 1 {
+			if id, ok := call.Args[0].(*ast.Ident); ok && id.Name == "ctx" {
+				arg = 1
+			}
+		}
+		if arg < len(call.Args) {
 			out = append(out, sqlUse{fset.Position(call.Pos()), decl, sel.Sel.Name, c.isConst(call.Args[arg])})
 		}
 	})
