@@ -20,13 +20,15 @@ help: ## list the targets
 build: ## build cmd/migrate and cmd/sessions into bin/ (-buildvcs=auto: the commit is stamped from a checkout even where GOFLAGS turns it off)
 	go build -buildvcs=auto -tags $(TAGS) -o bin/ ./cmd/migrate ./cmd/sessions
 
-generate: ## regenerate schema/schema.sql from the migrations, then db/ with sqlc
+generate: ## regenerate schema/schema.sql from the migrations, then db/ and db/postgres/ with sqlc, then internal/backend's adapters
 	go run -tags $(TAGS) ./internal/cmd/schemadump -o schema/schema.sql
 	$(SQLC) generate
+	go run ./internal/cmd/backendgen
 
-verify: ## fail if generated code is stale: sqlc diff and vet, schema drift, gofmt, go vet
+verify: ## fail if generated code is stale: sqlc diff and vet, backend adapters, schema drift, gofmt, go vet
 	$(SQLC) diff
 	$(SQLC) vet
+	go run ./internal/cmd/backendgen -check
 	go test -tags $(TAGS) -count=1 -run '^TestSchemaMatchesMigrations$$' ./schema
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet -tags $(TAGS) ./...
