@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // Anchored views read a window of a session's messages around one message
@@ -32,13 +33,13 @@ type MessageWindow struct {
 // It returns ErrClosed.
 func (s *Store) MessagesAround(ctx context.Context, id string, anchor int64, window int) (_ MessageWindow, err error) {
 	defer wrapOn(&err, "read messages around a message of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (MessageWindow, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (MessageWindow, error) {
 		return s.messagesAround(ctx, q, id, anchor, window)
 	})
 }
 
 // messagesAround is MessagesAround in the read transaction q.
-func (s *Store) messagesAround(ctx context.Context, q db.DBTX, id string, anchor int64, window int) (MessageWindow, error) {
+func (s *Store) messagesAround(ctx context.Context, q backend.Tx, id string, anchor int64, window int) (MessageWindow, error) {
 	w := MessageWindow{Messages: []Message{}}
 	window = max(window, 0)
 	// The anchor and the rows before it, newest first; the anchor is the
@@ -100,7 +101,7 @@ type AnchoredView struct {
 // It returns ErrClosed.
 func (s *Store) AnchoredView(ctx context.Context, id string, anchor int64, opts AnchoredViewOptions) (_ AnchoredView, err error) {
 	defer wrapOn(&err, "read the anchored view of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (AnchoredView, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (AnchoredView, error) {
 		v := AnchoredView{BookendStart: []Message{}, BookendEnd: []Message{}}
 		w, err := s.messagesAround(ctx, q, id, anchor, opts.Window)
 		if err != nil || len(w.Messages) == 0 {

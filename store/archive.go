@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // SetSessionArchived is upstream's set_session_archived: it archives (or,
@@ -19,7 +20,7 @@ import (
 func (s *Store) SetSessionArchived(ctx context.Context, id string, archived bool) (_ bool, err error) {
 	defer wrapOn(&err, "set archived of", id)
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		n, err = s.setArchived(ctx, tx, id, archived)
 		return err
@@ -29,7 +30,7 @@ func (s *Store) SetSessionArchived(ctx context.Context, id string, archived bool
 
 // setArchived flags session id's compression lineage in tx and returns how
 // many rows it updated.
-func (s *Store) setArchived(ctx context.Context, tx db.DBTX, id string, archived bool) (int64, error) {
+func (s *Store) setArchived(ctx context.Context, tx backend.Tx, id string, archived bool) (int64, error) {
 	lineage, err := s.q.SessionArchiveLineage(ctx, tx, id)
 	if err != nil {
 		return 0, err
@@ -71,7 +72,7 @@ func (s *Store) ArchiveSessions(ctx context.Context, opts PruneOptions) (_ int, 
 		return s.countCandidates(ctx, p, opts.IDs)
 	}
 	var n int
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		ids, err := s.pruneCandidates(ctx, tx, p, opts.IDs)
 		if err != nil {
 			return err

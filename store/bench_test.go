@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -49,12 +50,12 @@ func compare(b *testing.B, storeFn, bareFn func() error) {
 }
 
 // bareTx runs fn in a plain database/sql transaction on the writer.
-func bareTx(ctx context.Context, s *Store, fn func(tx db.DBTX) error) error {
+func bareTx(ctx context.Context, s *Store, fn func(tx backend.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(backend.SQLiteTx(tx)); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -82,13 +83,13 @@ func BenchmarkWriteHelper(b *testing.B) {
 		s, _ := openStore(b, &Options{Synchronous: sync})
 		addSession(b, s, "s", nil, 1)
 		params := db.MessageInsertParams{SessionID: "s", Role: "user", Content: new("a message of ordinary length"), Timestamp: sqlnum.RealOf(1)}
-		insert := func(ctx context.Context, tx db.DBTX) error {
+		insert := func(ctx context.Context, tx backend.Tx) error {
 			_, err := s.q.MessageInsert(ctx, tx, params)
 			return err
 		}
 		compare(b,
 			func() error { return s.write(ctx, insert) },
-			func() error { return bareTx(ctx, s, func(tx db.DBTX) error { return insert(ctx, tx) }) })
+			func() error { return bareTx(ctx, s, func(tx backend.Tx) error { return insert(ctx, tx) }) })
 	})
 }
 
@@ -109,7 +110,7 @@ func BenchmarkAppendMessage(b *testing.B) {
 		compare(b,
 			func() error { _, err := s.AppendMessage(ctx, "s", m); return err },
 			func() error {
-				return bareTx(ctx, s, func(tx db.DBTX) error {
+				return bareTx(ctx, s, func(tx backend.Tx) error {
 					p.Timestamp = sqlnum.RealOf(s.now())
 					if _, err := s.q.MessageInsert(ctx, tx, p); err != nil {
 						return err
@@ -137,7 +138,7 @@ func BenchmarkReplaceMessages(b *testing.B) {
 	compare(b,
 		func() error { return s.ReplaceMessages(ctx, "s", msgs) },
 		func() error {
-			return bareTx(ctx, s, func(tx db.DBTX) error {
+			return bareTx(ctx, s, func(tx backend.Tx) error {
 				if _, err := s.q.MessageDeleteBySession(ctx, tx, "s"); err != nil {
 					return err
 				}
@@ -190,14 +191,14 @@ func BenchmarkListSessionsRich(b *testing.B) {
 				func() (err error) { got, err = s.ListSessionsRich(ctx, ListOptions{Limit: limit}); return err },
 				func() error {
 					wantIDs, wantCounts = wantIDs[:0], wantCounts[:0]
-					rows, err := s.q.SessionListRich(ctx, bare, db.SessionListRichParams{Archived: new(int64(0)), Limit: int64(limit)})
+					rows, err := s.q.SessionListRich(ctx, backend.SQLiteTx(bare), db.SessionListRichParams{Archived: new(int64(0)), Limit: int64(limit)})
 					for _, r := range rows {
 						id, count := r.Session.ID, r.Session.MessageCount.Int64
 						if err == nil && deref(r.Session.EndReason) == "compression" {
 							var walk []string
-							if walk, err = s.q.SessionCompressionWalk(ctx, bare, r.Session.ID); err == nil {
+							if walk, err = s.q.SessionCompressionWalk(ctx, backend.SQLiteTx(bare), r.Session.ID); err == nil {
 								var tip db.SessionRichRowRow
-								if tip, err = s.q.SessionRichRow(ctx, bare, walk[len(walk)-1]); err == nil {
+								if tip, err = s.q.SessionRichRow(ctx, backend.SQLiteTx(bare), walk[len(walk)-1]); err == nil {
 									id, count = tip.Session.ID, tip.Session.MessageCount.Int64
 								}
 							}
@@ -235,7 +236,7 @@ func BenchmarkConversation(b *testing.B) {
 			compare(b,
 				func() (err error) { got, err = s.Conversation(ctx, id, false); return err },
 				func() (err error) {
-					want, err = s.q.MessageConversation(ctx, bare, db.MessageConversationParams{SessionID: id})
+					want, err = s.q.MessageConversation(ctx, backend.SQLiteTx(bare), db.MessageConversationParams{SessionID: id})
 					return err
 				})
 			if len(got) != n || len(want) != n {
@@ -268,7 +269,7 @@ func BenchmarkExportSession(b *testing.B) {
 	compare(b,
 		func() (err error) { got, err = s.ExportSession(ctx, "t300"); return err },
 		func() error {
-			r, err := s.q.SessionGet(ctx, bare, "t300")
+			r, err := s.q.SessionGet(ctx, backend.SQLiteTx(bare), "t300")
 			if err != nil {
 				return err
 			}
@@ -277,7 +278,7 @@ func BenchmarkExportSession(b *testing.B) {
 			if err := bare.QueryRowContext(ctx, schemaVersionSQL).Scan(&version); err != nil {
 				return err
 			}
-			want, err = s.q.MessageList(ctx, bare, db.MessageListParams{SessionID: "t300", Limit: -1})
+			want, err = s.q.MessageList(ctx, backend.SQLiteTx(bare), db.MessageListParams{SessionID: "t300", Limit: -1})
 			return err
 		})
 	if got.ID != wantID || len(got.Messages) != 300 || len(want) != 300 {
@@ -295,7 +296,7 @@ func BenchmarkExportSession(b *testing.B) {
 // has a continuation child.
 func seedSessions(b *testing.B, s *Store, n int) {
 	b.Helper()
-	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 		for i := 0; i < n; i++ {
 			id := fmt.Sprintf("s%05d", i)
 			start := 1.7e9 + float64(i)*60
@@ -329,7 +330,7 @@ func seedSessions(b *testing.B, s *Store, n int) {
 // transaction.
 func seedTranscript(b *testing.B, s *Store, id string, n int) {
 	b.Helper()
-	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 		if _, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", StartedAt: sqlnum.RealOf(1.7e9)}); err != nil {
 			return err
 		}

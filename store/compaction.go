@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // In-place compaction keeps one session id for the whole conversation:
@@ -22,7 +22,7 @@ import (
 // ErrInvalidText, ErrBusy or ErrClosed; on error nothing is written.
 func (s *Store) ArchiveAndCompact(ctx context.Context, id string, msgs []NewMessage) (_ int, err error) {
 	defer wrapOn(&err, "compact", id)
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (s *Store) ArchiveAndCompact(ctx context.Context, id string, msgs []NewMess
 // It returns ErrClosed.
 func (s *Store) HasArchivedMessages(ctx context.Context, id string) (_ bool, err error) {
 	defer wrapOn(&err, "look for archived messages of", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (bool, error) {
 		return s.q.MessageHasInactive(ctx, q, id)
 	})
 }

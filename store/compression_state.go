@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -52,7 +53,7 @@ func (s *Store) ClearCompressionFailureCooldown(ctx context.Context, id string) 
 
 // setCooldown writes both cooldown columns of session id.
 func (s *Store) setCooldown(ctx context.Context, id string, until sqlnum.Real, errText *string) error {
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.CompressionCooldownSet(ctx, tx, db.CompressionCooldownSetParams{CooldownUntil: until, Error: errText, ID: id})
 	})
 }
@@ -64,7 +65,7 @@ func (s *Store) setCooldown(ctx context.Context, id string, until sqlnum.Real, e
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) CompressionFailureCooldown(ctx context.Context, id string) (_ *CompressionCooldown, err error) {
 	defer wrapOn(&err, "read compression cooldown", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*CompressionCooldown, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (*CompressionCooldown, error) {
 		r, err := s.q.CompressionCooldownGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrSessionNotFound
@@ -100,7 +101,7 @@ func secondsDuration(sec float64) time.Duration {
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) CompressionFallbackStreak(ctx context.Context, id string) (_ int64, err error) {
 	defer wrapOn(&err, "read compression fallback streak", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (int64, error) {
 		n, err := s.q.CompressionStreakGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, ErrSessionNotFound
@@ -115,7 +116,7 @@ func (s *Store) CompressionFallbackStreak(ctx context.Context, id string) (_ int
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
 func (s *Store) SetCompressionFallbackStreak(ctx context.Context, id string, n int64) (err error) {
 	defer wrapOn(&err, "set compression fallback streak", id)
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.CompressionStreakSet(ctx, tx, db.CompressionStreakSetParams{Streak: sqlnum.IntOf(max(0, n)), ID: id})
 	})
 }

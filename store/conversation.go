@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pyjson"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
@@ -163,7 +164,7 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 	p := db.MessageConversationParams{
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ConversationMessage, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]ConversationMessage, error) {
 		out := []ConversationMessage{}
 		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
 			m := conversationMessage(*r)

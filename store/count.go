@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // CountOptions select the sessions CountSessions counts: upstream's
@@ -40,7 +41,7 @@ func (s *Store) CountSessions(ctx context.Context, opts CountOptions) (_ int64, 
 func (s *Store) countSessions(ctx context.Context, opts CountOptions) (int64, error) {
 	f := newListFilter(opts.ExcludeChildren, opts.Source, opts.ExcludeSources, opts.CwdPrefix,
 		opts.MinMessageCount, opts.IncludeArchived, opts.ArchivedOnly)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (int64, error) {
 		return s.q.SessionCountListed(ctx, q, db.SessionCountListedParams{
 			IncludeChildren: f.includeChildren, Source: f.source, ExcludeSources: f.excludeSources,
 			CwdPrefix: f.cwdPrefix, CwdLikeSlash: f.cwdLikeSlash, CwdLikeBackslash: f.cwdLikeBackslash,

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -29,7 +30,7 @@ type counterAdd struct {
 // and returns ErrSessionNotFound when there is no such session, or an
 // error matching ErrCounterOverflow for the first addition adds(row) makes
 // that would leave the int64 range (see checkAdds).
-func (s *Store) checkCounters(ctx context.Context, tx db.DBTX, id string, adds func(db.SessionCountersRow) []counterAdd) error {
+func (s *Store) checkCounters(ctx context.Context, tx backend.Tx, id string, adds func(db.SessionCountersRow) []counterAdd) error {
 	row, err := s.q.SessionCounters(ctx, tx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrSessionNotFound

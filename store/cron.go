@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // ListCronJobRuns lists the run sessions of one cron job newest first
@@ -25,7 +26,7 @@ func (s *Store) ListCronJobRuns(ctx context.Context, jobID string, limit, offset
 	// ids that start with prefix, in SQLite's byte order.
 	prefix := "cron_" + jobID + "_"
 	upper := prefix[:len(prefix)-1] + "`"
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]RichSession, error) {
 		rows, err := s.q.SessionCronRuns(ctx, q, db.SessionCronRunsParams{IDFrom: prefix, IDTo: upper, Limit: int64(limit), Offset: int64(offset)})
 		return convertRows(rows, err, func(r db.SessionCronRunsRow) RichSession {
 			return richSession(r.Session, r.PreviewRaw, r.LastActive)

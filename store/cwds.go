@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // CwdUsage is one working directory sessions ran in.
@@ -24,7 +25,7 @@ type CwdUsage struct {
 // It returns ErrClosed.
 func (s *Store) DistinctSessionCwds(ctx context.Context, includeArchived bool) (_ []CwdUsage, err error) {
 	defer wrap(&err, "list session working directories")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]CwdUsage, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]CwdUsage, error) {
 		rows, err := s.q.SessionDistinctCwds(ctx, q, boolInt(includeArchived))
 		return convertRows(rows, err, func(r db.SessionDistinctCwdsRow) CwdUsage {
 			return CwdUsage{Cwd: r.Cwd, Sessions: r.Sessions, LastActive: Timestamp(finite(r.LastActive))}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -45,7 +46,7 @@ func (s *Store) ClaimDelegationDelivery(ctx context.Context, id, claim string) (
 		return false, err
 	}
 	var claimed bool
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		claimed = false
 		exists, err := s.q.DelegationExists(ctx, tx, id)
 		if err != nil {
@@ -77,7 +78,7 @@ func (s *Store) ReleaseDelegationDelivery(ctx context.Context, id, claim string)
 	if err := checkClaim(claim); err != nil {
 		return false, err
 	}
-	return s.delivery(ctx, func(ctx context.Context, tx db.DBTX, now sqlnum.Real) (int64, error) {
+	return s.delivery(ctx, func(ctx context.Context, tx backend.Tx, now sqlnum.Real) (int64, error) {
 		return s.q.DelegationRelease(ctx, tx, db.DelegationReleaseParams{Now: now, DelegationID: id, Claim: &claim})
 	})
 }
@@ -93,7 +94,7 @@ func (s *Store) CompleteDelegationDelivery(ctx context.Context, id, claim string
 	if err := checkClaim(claim); err != nil {
 		return false, err
 	}
-	return s.delivery(ctx, func(ctx context.Context, tx db.DBTX, now sqlnum.Real) (int64, error) {
+	return s.delivery(ctx, func(ctx context.Context, tx backend.Tx, now sqlnum.Real) (int64, error) {
 		return s.q.DelegationCompleteDelivery(ctx, tx, db.DelegationCompleteDeliveryParams{Now: now, DelegationID: id, Claim: &claim})
 	})
 }
@@ -105,16 +106,16 @@ func (s *Store) CompleteDelegationDelivery(ctx context.Context, id, claim string
 // It returns ErrBusy or ErrClosed.
 func (s *Store) MarkDelegationDelivered(ctx context.Context, id string) (_ bool, err error) {
 	defer wrapOn(&err, "mark delegation delivered", id)
-	return s.delivery(ctx, func(ctx context.Context, tx db.DBTX, now sqlnum.Real) (int64, error) {
+	return s.delivery(ctx, func(ctx context.Context, tx backend.Tx, now sqlnum.Real) (int64, error) {
 		return s.q.DelegationMarkDelivered(ctx, tx, db.DelegationMarkDeliveredParams{Now: now, DelegationID: id})
 	})
 }
 
 // delivery runs one delivery UPDATE at now and reports whether it changed
 // the row.
-func (s *Store) delivery(ctx context.Context, fn func(context.Context, db.DBTX, sqlnum.Real) (int64, error)) (bool, error) {
+func (s *Store) delivery(ctx context.Context, fn func(context.Context, backend.Tx, sqlnum.Real) (int64, error)) (bool, error) {
 	var n int64
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		n, err = fn(ctx, tx, sqlnum.RealOf(s.now()))
 		return err

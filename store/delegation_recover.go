@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pyjson"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -38,7 +39,7 @@ func (s *Store) RecoverAbandonedDelegations(ctx context.Context, alive func(pid 
 		return 0, fmt.Errorf("alive: %w", ErrEmptyArgument)
 	}
 	var recovered int
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		recovered = 0
 		rows, err := s.q.DelegationInFlight(ctx, tx)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pyjson"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -180,7 +181,7 @@ func (s *Store) DispatchDelegation(ctx context.Context, d DelegationDispatch) (e
 	if d.OwnerStartedAt != nil {
 		started = sqlnum.IntOf(*d.OwnerStartedAt)
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		now := s.now()
 		at := float64(d.DispatchedAt)
 		if at == 0 {
@@ -240,7 +241,7 @@ func (s *Store) CompleteDelegation(ctx context.Context, id string, c DelegationC
 		}
 		result = &text
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		now := s.now()
 		at := float64(c.CompletedAt)
 		if at == 0 {
@@ -263,7 +264,7 @@ func (s *Store) CompleteDelegation(ctx context.Context, id string, c DelegationC
 // It returns ErrDelegationNotFound, ErrBusy or ErrClosed.
 func (s *Store) DeleteDelegation(ctx context.Context, id string) (err error) {
 	defer wrapOn(&err, "delete delegation", id)
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		n, err := s.q.DelegationDelete(ctx, tx, id)
 		if err == nil && n == 0 {
 			err = ErrDelegationNotFound
@@ -296,7 +297,7 @@ type DelegationRetention struct {
 func (s *Store) PruneDelegations(ctx context.Context, r DelegationRetention) (_ int64, err error) {
 	defer wrap(&err, "prune delegations")
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		n, err = s.pruneDelegations(ctx, tx, r, s.now())
 		return err
@@ -305,7 +306,7 @@ func (s *Store) PruneDelegations(ctx context.Context, r DelegationRetention) (_ 
 }
 
 // pruneDelegations is PruneDelegations inside a write transaction, at now.
-func (s *Store) pruneDelegations(ctx context.Context, tx db.DBTX, r DelegationRetention, now float64) (int64, error) {
+func (s *Store) pruneDelegations(ctx context.Context, tx backend.Tx, r DelegationRetention, now float64) (int64, error) {
 	if r.MaxAge <= 0 {
 		r.MaxAge = DefaultDelegationMaxAge
 	}
@@ -320,8 +321,8 @@ func (s *Store) pruneDelegations(ctx context.Context, tx db.DBTX, r DelegationRe
 		return 0, err
 	}
 	for _, c := range []struct {
-		count func(context.Context, db.DBTX) (int64, error)
-		prune func(context.Context, db.DBTX, int64) (int64, error)
+		count func(context.Context, backend.Tx) (int64, error)
+		prune func(context.Context, backend.Tx, int64) (int64, error)
 		keep  int
 	}{
 		{s.q.DelegationCountTerminal, s.q.DelegationPruneTerminal, r.MaxTerminal},
@@ -347,7 +348,7 @@ func (s *Store) pruneDelegations(ctx context.Context, tx db.DBTX, r DelegationRe
 // It returns ErrDelegationNotFound or ErrClosed.
 func (s *Store) GetDelegation(ctx context.Context, id string) (_ *Delegation, err error) {
 	defer wrapOn(&err, "get delegation", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*Delegation, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (*Delegation, error) {
 		r, err := s.q.DelegationGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrDelegationNotFound
@@ -382,8 +383,8 @@ func (s *Store) UndeliveredDelegations(ctx context.Context) (_ []Delegation, err
 }
 
 // delegations runs a listing query and converts its rows.
-func (s *Store) delegations(ctx context.Context, query func(context.Context, db.DBTX) ([]db.AsyncDelegation, error)) ([]Delegation, error) {
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Delegation, error) {
+func (s *Store) delegations(ctx context.Context, query func(context.Context, backend.Tx) ([]db.AsyncDelegation, error)) ([]Delegation, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) ([]Delegation, error) {
 		rows, err := query(ctx, q)
 		return convertRows(rows, err, delegationFromDB)
 	})

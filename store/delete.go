@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // DeleteSession is upstream's delete_session: in one transaction it
@@ -31,7 +31,7 @@ import (
 func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) (err error) {
 	defer wrapOn(&err, "delete session", id)
 	var deleted []string
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -59,7 +59,7 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir st
 	defer wrap(&err, "delete sessions")
 	ids = unique(ids)
 	var deleted []string
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		for _, id := range ids {
 			if err := s.mustExist(ctx, tx, id); err != nil {
 				return fmt.Errorf("session %s: %w", quote(id), err)
@@ -95,7 +95,7 @@ func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessio
 	}
 	var deleted []string
 	var n int
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var existing []string
 		for _, id := range ids {
 			ok, err := s.q.SessionExists(ctx, tx, id)
@@ -129,7 +129,7 @@ func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessio
 func (s *Store) DeleteSessionIfEmpty(ctx context.Context, id, sessionsDir string) (_ bool, err error) {
 	defer wrapOn(&err, "delete session if empty", id)
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (s *Store) DeleteSessionIfEmpty(ctx context.Context, id, sessionsDir string
 // It returns ErrClosed.
 func (s *Store) CountEmptySessions(ctx context.Context) (_ int64, err error) {
 	defer wrap(&err, "count empty sessions")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (int64, error) {
 		return s.q.SessionCountEmpty(ctx, q)
 	})
 }
@@ -174,9 +174,9 @@ func (s *Store) DeleteEmptySessions(ctx context.Context, sessionsDir string) (_ 
 // transaction (deleteIDs), and removes their transcript files from
 // sessionsDir (when not "") after the commit. It returns how many it
 // deleted.
-func (s *Store) deleteSelected(ctx context.Context, sessionsDir string, selectIDs func(context.Context, db.DBTX) ([]string, error)) (int, error) {
+func (s *Store) deleteSelected(ctx context.Context, sessionsDir string, selectIDs func(context.Context, backend.Tx) ([]string, error)) (int, error) {
 	var ids []string
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		if ids, err = selectIDs(ctx, tx); err != nil {
 			return err
@@ -206,7 +206,7 @@ func unique(ids []string) []string {
 // deleteWithDelegates deletes the sessions ids (which exist) and their
 // delegate children (see DeleteSession) in tx, and returns every id it
 // deleted: the children first, then ids.
-func (s *Store) deleteWithDelegates(ctx context.Context, tx db.DBTX, ids []string) ([]string, error) {
+func (s *Store) deleteWithDelegates(ctx context.Context, tx backend.Tx, ids []string) ([]string, error) {
 	children, err := s.delegateChildren(ctx, tx, ids)
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (s *Store) deleteWithDelegates(ctx context.Context, tx db.DBTX, ids []strin
 // parent is one and it carries any marker. parents are never among the
 // children, even when markers loop back to them (#49148). The children
 // come in the order found, each once.
-func (s *Store) delegateChildren(ctx context.Context, tx db.DBTX, parents []string) ([]string, error) {
+func (s *Store) delegateChildren(ctx context.Context, tx backend.Tx, parents []string) ([]string, error) {
 	if len(parents) == 0 {
 		return nil, nil
 	}
@@ -262,7 +262,7 @@ func (s *Store) delegateChildren(ctx context.Context, tx db.DBTX, parents []stri
 // cleared), so the foreign key holds; session_model_usage rows go by the
 // cascade. Deleting one at a time ends in the state upstream's IN-list
 // statements leave.
-func (s *Store) deleteIDs(ctx context.Context, tx db.DBTX, ids []string) error {
+func (s *Store) deleteIDs(ctx context.Context, tx backend.Tx, ids []string) error {
 	for _, id := range ids {
 		if _, err := s.q.SessionOrphanChildren(ctx, tx, &id); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
@@ -34,7 +35,7 @@ type SessionExport struct {
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport, err error) {
 	defer wrapOn(&err, "export session", id)
-	return readConn(s, ctx, func(ctx context.Context, q db.DBTX) (*SessionExport, error) {
+	return readConn(s, ctx, func(ctx context.Context, q backend.Tx) (*SessionExport, error) {
 		sess, err := foundSession(s.q.SessionGet(ctx, q, id))
 		if err != nil {
 			return nil, err
@@ -96,7 +97,7 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 	defer wrap(&err, "export")
 	n := 0
 	var tw *transfer.Writer
-	err = readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = readEach(s, ctx, func(ctx context.Context, tx backend.Tx) error {
 		order, err := s.exportOrder(ctx, tx)
 		if err != nil {
 			return err
@@ -133,7 +134,7 @@ func (s *Store) ExportJSONL(ctx context.Context, w io.Writer, opts ExportOptions
 // in opts.IDs, or ErrClosed.
 func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err error) {
 	defer wrap(&err, "count the export")
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (int, error) {
 		if len(opts.IDs) == 0 {
 			n, err := s.q.ExportCount(ctx, q, nullable(opts.Source))
 			return int(n), err
@@ -150,7 +151,7 @@ func (s *Store) ExportCount(ctx context.Context, opts ExportOptions) (_ int, err
 // eachExport calls fn with every exported session, messages loaded, in
 // ExportAll's order and in one snapshot.
 func (s *Store) eachExport(ctx context.Context, source string, fn func(SessionExport) error) error {
-	return readEach(s, ctx, func(ctx context.Context, tx db.DBTX) error {
+	return readEach(s, ctx, func(ctx context.Context, tx backend.Tx) error {
 		order, err := s.exportOrder(ctx, tx)
 		if err != nil {
 			return err
@@ -192,7 +193,7 @@ ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
 // walkExport streams the sessions opts selects to fn, each row with its
 // last activity: the ids given, in their order, after checking every one
 // exists; else the export order.
-func (s *Store) walkExport(ctx context.Context, tx db.DBTX, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
+func (s *Store) walkExport(ctx context.Context, tx backend.Tx, opts ExportOptions, fn func(db.Session, sqlnum.Real) error) error {
 	if len(opts.IDs) == 0 {
 		return s.walkSessions(ctx, tx, opts.Source, fn)
 	}
@@ -221,7 +222,7 @@ func (s *Store) walkExport(ctx context.Context, tx db.DBTX, opts ExportOptions, 
 // eachExportID calls fn with the row of each of opts.IDs that has
 // opts.Source (any source when ""), failing with ErrSessionNotFound at the
 // first id that names no session.
-func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions, fn func(db.Session) error) error {
+func (s *Store) eachExportID(ctx context.Context, q backend.Tx, opts ExportOptions, fn func(db.Session) error) error {
 	for _, id := range opts.IDs {
 		r, err := s.q.SessionGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -242,7 +243,7 @@ func (s *Store) eachExportID(ctx context.Context, q db.DBTX, opts ExportOptions,
 
 // walkSessions streams the sessions of the export order to fn, each row
 // with its last activity.
-func (s *Store) walkSessions(ctx context.Context, tx db.DBTX, source string, fn func(db.Session, sqlnum.Real) error) error {
+func (s *Store) walkSessions(ctx context.Context, tx backend.Tx, source string, fn func(db.Session, sqlnum.Real) error) error {
 	rows, err := tx.QueryContext(ctx, exportOrderSQL, nullable(source))
 	if err != nil {
 		return err
@@ -286,7 +287,7 @@ const columnsSQL = `SELECT name FROM pragma_table_info(?1) ORDER BY cid`
 // file q reads: an export writes its keys in that order, as upstream's
 // dict(row) does, so that a file migrated from an older schema (its new
 // columns appended) exports as upstream exports it.
-func fileOrder(ctx context.Context, q db.DBTX) (transfer.Order, error) {
+func fileOrder(ctx context.Context, q backend.Tx) (transfer.Order, error) {
 	var cols [2][]string
 	for i, table := range []string{"sessions", "messages"} {
 		var err error
@@ -299,7 +300,7 @@ func fileOrder(ctx context.Context, q db.DBTX) (transfer.Order, error) {
 
 // columnNames runs columnsSQL for table, through rawQuery when q allows
 // it.
-func columnNames(ctx context.Context, q db.DBTX, table string) ([]string, error) {
+func columnNames(ctx context.Context, q backend.Tx, table string) ([]string, error) {
 	var names []string
 	var name string
 	if rc, ok := rawOf(ctx, q); ok {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
@@ -26,7 +26,7 @@ type orderCache struct {
 
 // exportOrder is fileOrder for q's snapshot, read again only when the
 // schema cookie moved since the last read.
-func (s *Store) exportOrder(ctx context.Context, q db.DBTX) (transfer.Order, error) {
+func (s *Store) exportOrder(ctx context.Context, q backend.Tx) (transfer.Order, error) {
 	var v int64
 	if err := q.QueryRowContext(ctx, schemaVersionSQL).Scan(&v); err != nil {
 		return transfer.Order{}, err

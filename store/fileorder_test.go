@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
@@ -18,7 +18,7 @@ func TestExportOrderFollowsTheSchema(t *testing.T) {
 	ctx := t.Context()
 	order := func() transfer.Order {
 		t.Helper()
-		o, err := readConn(s, ctx, func(ctx context.Context, q db.DBTX) (transfer.Order, error) {
+		o, err := readConn(s, ctx, func(ctx context.Context, q backend.Tx) (transfer.Order, error) {
 			return s.exportOrder(ctx, q)
 		})
 		if err != nil {
@@ -26,7 +26,7 @@ func TestExportOrderFollowsTheSchema(t *testing.T) {
 		}
 		return o
 	}
-	want, err := fileOrder(ctx, s.r)
+	want, err := fileOrder(ctx, backend.SQLiteTx(s.r))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pyjson"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
@@ -85,7 +86,7 @@ func (s *Store) RecordGatewaySessionPeer(ctx context.Context, id string, p Gatew
 		}
 		origin = &text
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.GatewayRecordPeer(ctx, tx, db.GatewayRecordPeerParams{
 			SessionKey: &p.SessionKey, Source: p.Source, UserID: nullable(p.UserID),
 			ChatID: nullable(p.ChatID), ChatType: nullable(p.ChatType), ThreadID: nullable(p.ThreadID),
@@ -100,7 +101,7 @@ func (s *Store) RecordGatewaySessionPeer(ctx context.Context, id string, p Gatew
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
 func (s *Store) SetExpiryFinalized(ctx context.Context, id string, finalized bool) (err error) {
 	defer wrapOn(&err, "set expiry finalized", id)
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.GatewaySetExpiryFinalized(ctx, tx, db.GatewaySetExpiryFinalizedParams{ExpiryFinalized: sqlnum.IntOf(boolInt(finalized)), ID: id})
 	})
 }
@@ -124,7 +125,7 @@ type GatewayListOptions struct {
 // It returns ErrClosed.
 func (s *Store) ListGatewaySessions(ctx context.Context, opts GatewayListOptions) (_ []ActiveSession, err error) {
 	defer wrap(&err, "list gateway sessions")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]ActiveSession, error) {
 		rows, err := s.q.GatewaySessionList(ctx, q, db.GatewaySessionListParams{
 			Platform: nullable(opts.Platform), IncludeEnded: boolInt(opts.IncludeEnded),
 		})
@@ -175,7 +176,7 @@ func (s *Store) FindSessionByOrigin(ctx context.Context, o Origin) (_ string, er
 	if err := checkTexts("platform", o.Platform, "chat id", o.ChatID, "thread id", deref(o.ThreadID), "user id", o.UserID); err != nil {
 		return "", err
 	}
-	rows, err := readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.GatewayOriginCandidatesRow, error) {
+	rows, err := readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]db.GatewayOriginCandidatesRow, error) {
 		return s.q.GatewayOriginCandidates(ctx, q, db.GatewayOriginCandidatesParams{
 			Platform: o.Platform, ChatID: &o.ChatID,
 			MatchThread: boolInt(o.ThreadID != nil), ThreadID: deref(o.ThreadID),
@@ -236,7 +237,7 @@ func (s *Store) FindLatestGatewaySessionForPeer(ctx context.Context, p GatewayPe
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (*Session, error) {
 		r, err := s.q.GatewayLatestByKey(ctx, q, db.GatewayLatestByKeyParams{SessionKey: &p.SessionKey, Source: p.Source})
 		if !errors.Is(err, sql.ErrNoRows) || p.ChatID == "" || p.ChatType == "" {
 			return foundSession(r, err)

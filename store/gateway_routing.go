@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) SaveGatewayRoutingEntry(ctx context.Context, scope, key string, 
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		return s.q.GatewayRoutingUpsert(ctx, tx, db.GatewayRoutingUpsertParams{
 			Scope: scope, SessionKey: key, EntryJSON: text, UpdatedAt: sqlnum.RealOf(s.now()),
 		})
@@ -80,7 +81,7 @@ func (s *Store) ReplaceGatewayRoutingEntries(ctx context.Context, scope string, 
 		keys, texts[k] = append(keys, k), text
 	}
 	slices.Sort(keys) // the order of the rows does not depend on the map's
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if _, err := s.q.GatewayRoutingDeleteScope(ctx, tx, scope); err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func (s *Store) ReplaceGatewayRoutingEntries(ctx context.Context, scope string, 
 // It returns ErrClosed.
 func (s *Store) LoadGatewayRoutingEntries(ctx context.Context, scope string) (_ map[string]JSONText, err error) {
 	defer wrapOn(&err, "load gateway routing entries", scope)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (map[string]JSONText, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (map[string]JSONText, error) {
 		rows, err := s.q.GatewayRoutingLoad(ctx, q, scope)
 		if err != nil {
 			return nil, err
@@ -132,7 +133,7 @@ func (s *Store) DeleteGatewayRoutingEntries(ctx context.Context, scope string, k
 	if len(keys) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		for _, k := range keys {
 			if _, err := s.q.GatewayRoutingDelete(ctx, tx, db.GatewayRoutingDeleteParams{Scope: scope, SessionKey: k}); err != nil {
 				return err

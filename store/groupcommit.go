@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // Group commit: at synchronous=FULL every commit waits for an fsync of the
@@ -29,7 +29,7 @@ import (
 
 // writeFn is what the write helper runs: every statement of one write, on
 // the write transaction.
-type writeFn = func(ctx context.Context, tx db.DBTX) error
+type writeFn = func(ctx context.Context, tx backend.Tx) error
 
 // maxGroup bounds the writes one transaction gathers, so that a long queue
 // does not make one transaction (and the rerun of all of it after a busy
@@ -95,7 +95,7 @@ func (m *pendingWrite) call(ctx context.Context, tx *sql.Tx) (err error) {
 			err = errPanicked
 		}
 	}()
-	return m.fn(ctx, tx)
+	return m.fn(ctx, backend.SQLiteTx(tx))
 }
 
 // result returns the write's outcome to its caller, raising again a panic

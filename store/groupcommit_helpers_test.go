@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -20,7 +21,7 @@ func holdWriter(t *testing.T, s *Store) (release func()) {
 	started, gate, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	var startOnce sync.Once
 	go func() {
-		done <- s.write(context.Background(), func(context.Context, db.DBTX) error {
+		done <- s.write(context.Background(), func(context.Context, backend.Tx) error {
 			startOnce.Do(func() { close(started) })
 			<-gate
 			return nil
@@ -115,7 +116,7 @@ func appendCall(s *Store, id, label string) func() error {
 
 // insertLabel inserts a user message with content label into session id
 // on tx, and counts it as AppendMessage does.
-func insertLabel(ctx context.Context, s *Store, tx db.DBTX, id, label string) error {
+func insertLabel(ctx context.Context, s *Store, tx backend.Tx, id, label string) error {
 	if _, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{
 		SessionID: id, Role: "user", Content: &label, Timestamp: sqlnum.RealOf(s.now()),
 	}); err != nil {

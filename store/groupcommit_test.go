@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -39,7 +40,7 @@ func TestGroupCommitFailedWriteFailsOnlyItsCaller(t *testing.T) {
 	before := s.Stats()
 	release := holdWriter(t, s)
 	goError := func() error {
-		return s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		return s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			if err := insertLabel(ctx, s, tx, "s", "go error"); err != nil {
 				return err
 			}
@@ -47,7 +48,7 @@ func TestGroupCommitFailedWriteFailsOnlyItsCaller(t *testing.T) {
 		})
 	}
 	foreignKey := func() error {
-		return s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		return s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			if err := insertLabel(ctx, s, tx, "s", "foreign key"); err != nil {
 				return err
 			}
@@ -57,7 +58,7 @@ func TestGroupCommitFailedWriteFailsOnlyItsCaller(t *testing.T) {
 	cancelled := func() error {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 			if err := insertLabel(ctx, s, tx, "s", "cancelled"); err != nil {
 				return err
 			}
@@ -110,7 +111,7 @@ func TestGroupCommitWriteThatEndsTheTransaction(t *testing.T) {
 	var runs [6]atomic.Int32
 	counted := func(i int, label string) func() error {
 		return func() error {
-			return s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+			return s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 				runs[i].Add(1)
 				return insertLabel(ctx, s, tx, "s", label)
 			})
@@ -121,7 +122,7 @@ func TestGroupCommitWriteThatEndsTheTransaction(t *testing.T) {
 	const rollbackAll = "INSERT OR ROLLBACK INTO sessions (id, source, started_at) VALUES ('s', 'cli', 0)"
 	endsTx := func(i int, hide bool) func() error {
 		return func() error {
-			return s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+			return s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 				runs[i].Add(1)
 				if err := insertLabel(ctx, s, tx, "s", fmt.Sprintf("lost %d", i)); err != nil {
 					return err
@@ -182,7 +183,7 @@ func TestGroupCommitPanicFailsOnlyItsCaller(t *testing.T) {
 	mustCreate(t, s, NewSession{ID: "s", Source: "cli"})
 	panicking := func(label string) func() error {
 		return func() error {
-			return s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+			return s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 				if err := insertLabel(ctx, s, tx, "s", label); err != nil {
 					return err
 				}
@@ -232,7 +233,7 @@ func TestGroupCommitContextEndsWhileQueued(t *testing.T) {
 	defer cancel()
 	var runs atomic.Int32
 	quitter := func() error {
-		return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+		return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 			runs.Add(1)
 			return insertLabel(ctx, s, tx, "s", "quitter")
 		})
@@ -344,7 +345,7 @@ func TestGroupCommitCommitErrorFailsEveryWrite(t *testing.T) {
 	before := s.Stats()
 	release := holdWriter(t, s)
 	deferred := func() error {
-		return s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		return s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			// Why hand-written: the pragma moves the foreign key check to
 			// COMMIT (it resets itself when the transaction ends).
 			if _, err := tx.ExecContext(ctx, "PRAGMA defer_foreign_keys = ON"); err != nil {
@@ -389,7 +390,7 @@ func TestWriteAloneSharesNoTransaction(t *testing.T) {
 	before := s.Stats()
 	release := holdWriter(t, s)
 	alone := func() error {
-		return s.writeAlone(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		return s.writeAlone(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			return insertLabel(ctx, s, tx, "s", "alone")
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
@@ -50,7 +51,7 @@ func (s *Store) RequestHandoff(ctx context.Context, id, platform string) (_ bool
 	if err := checkText("platform", platform); err != nil {
 		return false, err
 	}
-	return s.transition(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.transition(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.HandoffRequest(ctx, tx, db.HandoffRequestParams{Platform: &platform, ID: id})
 	})
 }
@@ -63,7 +64,7 @@ func (s *Store) RequestHandoff(ctx context.Context, id, platform string) (_ bool
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
 func (s *Store) ClaimHandoff(ctx context.Context, id string) (_ bool, err error) {
 	defer wrapOn(&err, "claim handoff", id)
-	return s.transition(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.transition(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.HandoffClaim(ctx, tx, id)
 	})
 }
@@ -71,9 +72,9 @@ func (s *Store) ClaimHandoff(ctx context.Context, id string) (_ bool, err error)
 // transition runs one conditional handoff UPDATE of session id: true when
 // it changed the row, false when its condition excluded an existing
 // session, ErrSessionNotFound when there is none.
-func (s *Store) transition(ctx context.Context, id string, fn func(context.Context, db.DBTX) (int64, error)) (bool, error) {
+func (s *Store) transition(ctx context.Context, id string, fn func(context.Context, backend.Tx) (int64, error)) (bool, error) {
 	var changed bool
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		n, err := fn(ctx, tx)
 		if err != nil {
 			return err
@@ -93,7 +94,7 @@ func (s *Store) transition(ctx context.Context, id string, fn func(context.Conte
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
 func (s *Store) CompleteHandoff(ctx context.Context, id string) (err error) {
 	defer wrapOn(&err, "complete handoff", id)
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.HandoffComplete(ctx, tx, id)
 	})
 }
@@ -109,7 +110,7 @@ func (s *Store) FailHandoff(ctx context.Context, id, reason string) (err error) 
 		return err
 	}
 	reason = pytext.Truncate(reason, MaxHandoffErrorLength)
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.HandoffFail(ctx, tx, db.HandoffFailParams{Error: &reason, ID: id})
 	})
 }
@@ -120,7 +121,7 @@ func (s *Store) FailHandoff(ctx context.Context, id, reason string) (err error) 
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) HandoffState(ctx context.Context, id string) (_ Handoff, err error) {
 	defer wrapOn(&err, "read handoff", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (Handoff, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (Handoff, error) {
 		r, err := s.q.HandoffGet(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return Handoff{}, ErrSessionNotFound
@@ -135,7 +136,7 @@ func (s *Store) HandoffState(ctx context.Context, id string) (_ Handoff, err err
 // It returns ErrClosed.
 func (s *Store) ListPendingHandoffs(ctx context.Context) (_ []Session, err error) {
 	defer wrap(&err, "list pending handoffs")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]Session, error) {
 		rows, err := s.q.HandoffListPending(ctx, q)
 		return convertRows(rows, err, sessionFromDB)
 	})

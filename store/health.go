@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
 )
@@ -153,7 +153,7 @@ const integrityCheckSQL = "PRAGMA integrity_check"
 // or ErrNotDatabase for a file too damaged to read, or ErrClosed.
 func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 	defer wrap(&err, "check")
-	h, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (*Health, error) {
+	h, err := read(s, ctx, func(ctx context.Context, q backend.Tx) (*Health, error) {
 		h := &Health{Integrity: []string{}, FTS: []FTSCheck{}, Counters: []CounterMismatch{}, BadValues: []BadValue{}}
 		lib, err := sqlite.ReadLibrary(ctx, q)
 		if err != nil {
@@ -223,7 +223,7 @@ func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 // checkFTS returns what is wrong with one full-text index, or "", and
 // whether FTS5's own integrity check failed (damaged). A damaged or
 // missing index makes its queries fail; the failure is the finding.
-func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) (problem string, damaged bool) {
+func checkFTS(ctx context.Context, q backend.Tx, integrity, compare string) (problem string, damaged bool) {
 	lines, err := pragmaLines(ctx, q, integrity)
 	if err != nil {
 		return err.Error(), true
@@ -248,7 +248,7 @@ func checkFTS(ctx context.Context, q db.DBTX, integrity, compare string) (proble
 }
 
 // pragmaLines runs a pragma that reports one text line per row.
-func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error) {
+func pragmaLines(ctx context.Context, q backend.Tx, pragma string) ([]string, error) {
 	return sqlite.Strings(ctx, q, pragma)
 }
 
@@ -264,8 +264,8 @@ func pragmaLines(ctx context.Context, q db.DBTX, pragma string) ([]string, error
 // ErrClosed.
 func (s *Store) RebuildSearchIndex(ctx context.Context) (err error) {
 	defer wrap(&err, "rebuild search index")
-	return s.writeAlone(ctx, func(ctx context.Context, tx db.DBTX) error {
-		done, err := migrations.RebuildFTS(ctx, tx.(*sql.Tx))
+	return s.writeAlone(ctx, func(ctx context.Context, tx backend.Tx) error {
+		done, err := migrations.RebuildFTS(ctx, tx.DBTX.(*sql.Tx))
 		for _, d := range done {
 			s.log.InfoContext(ctx, d)
 		}

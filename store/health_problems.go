@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/migrations"
 )
 
@@ -148,7 +148,7 @@ var numericColumns = map[string]map[string]string{
 
 // badValues fills h.BadValues: the numeric columns of other storage
 // classes, at most maxBadValueRows rows of each table.
-func (s *Store) badValues(ctx context.Context, q db.DBTX, h *Health) error {
+func (s *Store) badValues(ctx context.Context, q backend.Tx, h *Health) error {
 	sessions, err := s.q.HealthBadSessionValues(ctx, q)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -59,7 +60,7 @@ func appendLabelled(ctx context.Context, s *Store, label string) error {
 
 // appendLabelledTo appends one user message with content label to session.
 func appendLabelledTo(ctx context.Context, s *Store, session, label string) error {
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{
 			SessionID: session, Role: "user", Content: &label, Timestamp: sqlnum.RealOf(1),
 		})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -56,7 +57,7 @@ func schemaRows(t testing.TB, q db.DBTX) []string {
 // addSession inserts a session through the write helper.
 func addSession(t testing.TB, s *Store, id string, parent *string, startedAt float64) {
 	t.Helper()
-	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 		_, err := s.q.SessionCreate(ctx, tx, db.SessionCreateParams{ID: id, Source: "cli", ParentSessionID: parent, StartedAt: sqlnum.RealOf(startedAt)})
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
 
@@ -203,7 +204,7 @@ func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pendin
 	var got ImportResult
 	var left map[string]string
 	var cut int
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		got, left = ImportResult{}, maps.Clone(pending)
 		for _, rec := range batch {
 			if err := s.importSession(ctx, tx, rec, &got, left); err != nil {
@@ -218,7 +219,7 @@ func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pendin
 }
 
 // importSession writes one record unless its id exists.
-func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec transfer.Record, got *ImportResult, pending map[string]string) error {
+func (s *Store) importSession(ctx context.Context, tx backend.Tx, rec transfer.Record, got *ImportResult, pending map[string]string) error {
 	sess := db.SessionImportParams(rec.Session)
 	exists, err := s.q.SessionExists(ctx, tx, sess.ID)
 	if err != nil || exists {
@@ -287,7 +288,7 @@ func (s *Store) importSession(ctx context.Context, tx db.DBTX, rec transfer.Reco
 // session its own parent, or the parent of one of its ancestors) is
 // dropped instead and the session stays a root, as upstream's
 // import_sessions drops the closing edge; it returns how many.
-func (s *Store) linkParents(ctx context.Context, tx db.DBTX, pending map[string]string) (int, error) {
+func (s *Store) linkParents(ctx context.Context, tx backend.Tx, pending map[string]string) (int, error) {
 	cut := 0
 	// In a fixed order, so that which edge of an imported cycle is cut
 	// does not depend on map iteration.

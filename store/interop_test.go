@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
@@ -102,7 +103,7 @@ func TestInteropWithTheOriginal(t *testing.T) {
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("opening changed the original's schema (-original +after):\n%s", diff)
 		}
-		got, err := s.q.SessionGet(ctx, s.r, "py-session")
+		got, err := s.q.SessionGet(ctx, backend.SQLiteTx(s.r), "py-session")
 		if err != nil {
 			t.Fatal(err)
 		}

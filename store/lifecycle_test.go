@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
@@ -163,7 +164,7 @@ func TestReadsRunBesideTheWriter(t *testing.T) {
 	inTx, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- s.write(ctx, func(ctx context.Context, tx dbtx) error {
+		done <- s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 			dbtest.Exec(t, tx, "INSERT INTO sessions (id, source, started_at) VALUES ('pending', 'cli', 2)")
 			close(inTx)
 			<-release

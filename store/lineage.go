@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // CompressionTip returns the newest session of id's compression chain, as
@@ -21,13 +21,13 @@ import (
 // It returns ErrClosed.
 func (s *Store) CompressionTip(ctx context.Context, id string) (_ string, err error) {
 	defer wrapOn(&err, "compression tip of", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (string, error) {
 		return s.compressionTip(ctx, q, id)
 	})
 }
 
 // compressionTip is CompressionTip inside q's transaction.
-func (s *Store) compressionTip(ctx context.Context, q db.DBTX, id string) (string, error) {
+func (s *Store) compressionTip(ctx context.Context, q backend.Tx, id string) (string, error) {
 	walk, err := s.q.SessionCompressionWalk(ctx, q, id)
 	if err != nil {
 		return "", err
@@ -74,7 +74,7 @@ func (s *Store) ResolveResumeSessionID(ctx context.Context, id string) (_ string
 	if id == "" {
 		return id, nil
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (string, error) {
 		tip, err := s.compressionTip(ctx, q, id)
 		if err != nil {
 			return "", err
@@ -116,14 +116,14 @@ func (s *Store) ResolveResumeSessionID(ctx context.Context, id string) (_ string
 // It returns ErrNotFound for an unknown id, or ErrClosed.
 func (s *Store) CompressionLineage(ctx context.Context, id string) (_ []string, err error) {
 	defer wrapOn(&err, "compression lineage of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) ([]string, error) {
 		return s.compressionLineage(ctx, q, id)
 	})
 }
 
 // compressionLineage is CompressionLineage inside q's transaction, for the
 // export of a lineage.
-func (s *Store) compressionLineage(ctx context.Context, q db.DBTX, id string) ([]string, error) {
+func (s *Store) compressionLineage(ctx context.Context, q backend.Tx, id string) ([]string, error) {
 	up, err := s.q.SessionCompressionAncestors(ctx, q, id)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (s *Store) compressionLineage(ctx context.Context, q db.DBTX, id string) ([
 // It returns ErrClosed.
 func (s *Store) Lineage(ctx context.Context, id string) (_ []string, err error) {
 	defer wrapOn(&err, "lineage of", id)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) ([]string, error) {
 		nodes, err := s.ancestors(ctx, q, id)
 		if err != nil {
 			return nil, err
@@ -192,14 +192,14 @@ type LineageNode struct {
 // It returns ErrClosed.
 func (s *Store) Ancestors(ctx context.Context, id string) (_ []LineageNode, err error) {
 	defer wrapOn(&err, "ancestors of", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]LineageNode, error) {
 		return s.ancestors(ctx, q, id)
 	})
 }
 
 // ancestors runs the recursive ancestor query and cuts it at the first
 // repeated session (the query itself only bounds the depth).
-func (s *Store) ancestors(ctx context.Context, q db.DBTX, id string) ([]LineageNode, error) {
+func (s *Store) ancestors(ctx context.Context, q backend.Tx, id string) ([]LineageNode, error) {
 	rows, err := s.q.SessionAncestors(ctx, q, id)
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (s *Store) ancestors(ctx context.Context, q db.DBTX, id string) ([]LineageN
 // It returns ErrClosed.
 func (s *Store) Descendants(ctx context.Context, id string) (_ []LineageNode, err error) {
 	defer wrapOn(&err, "descendants of", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]LineageNode, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]LineageNode, error) {
 		rows, err := s.q.SessionDescendants(ctx, q, id)
 		if err != nil {
 			return nil, err

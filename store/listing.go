@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
@@ -136,7 +137,7 @@ func (s *Store) listSessionsRich(ctx context.Context, opts ListOptions) ([]RichS
 			reader = readOneUntilDone[[]RichSession]
 		}
 	}
-	return reader(s, ctx, func(ctx context.Context, q db.DBTX) ([]RichSession, error) {
+	return reader(s, ctx, func(ctx context.Context, q backend.Tx) ([]RichSession, error) {
 		var rows []db.SessionListRichRow
 		var err error
 		if chain {
@@ -170,7 +171,7 @@ func (s *Store) listSessionsRich(ctx context.Context, opts ListOptions) ([]RichS
 
 // listByChain is the order_by_last_active listing: the page's rowids from
 // the chain query, then their rows, in q's one snapshot.
-func (s *Store) listByChain(ctx context.Context, q db.DBTX, f listFilter, idNeedle, searchNeedle *string, byLastActive bool, limit, offset int64) ([]db.SessionListRichRow, error) {
+func (s *Store) listByChain(ctx context.Context, q backend.Tx, f listFilter, idNeedle, searchNeedle *string, byLastActive bool, limit, offset int64) ([]db.SessionListRichRow, error) {
 	p := db.SessionListRichChainParams{
 		IncludeChildren: f.includeChildren, Source: f.source, ExcludeSources: f.excludeSources,
 		CwdPrefix: f.cwdPrefix, CwdLikeSlash: f.cwdLikeSlash, CwdLikeBackslash: f.cwdLikeBackslash,
@@ -247,7 +248,7 @@ func likePattern(pattern string) *string {
 }
 
 // projectTip overwrites a compression root's row with its tip's values.
-func (s *Store) projectTip(ctx context.Context, q db.DBTX, row *RichSession) error {
+func (s *Store) projectTip(ctx context.Context, q backend.Tx, row *RichSession) error {
 	tipID, err := s.compressionTip(ctx, q, row.ID)
 	if err != nil || tipID == row.ID {
 		return err
@@ -324,7 +325,7 @@ func (s *Store) SearchSessions(ctx context.Context, source string, limit, offset
 	if limit == 0 {
 		limit = 20
 	}
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ActiveSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]ActiveSession, error) {
 		rows, err := s.q.SessionBrowse(ctx, q, db.SessionBrowseParams{Source: nullable(source), Limit: int64(limit), Offset: int64(offset)})
 		return convertRows(rows, err, func(r db.SessionBrowseRow) ActiveSession {
 			return ActiveSession{Session: sessionFromDB(r.Session), LastActive: Timestamp(r.LastActive)}

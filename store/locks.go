@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -76,7 +77,7 @@ func (s *Store) TryAcquireCompressionLock(ctx context.Context, sessionID, holder
 		return false, err
 	}
 	var acquired bool
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		acquired = false
 		if err := s.mustExist(ctx, tx, sessionID); err != nil {
 			return err
@@ -121,7 +122,7 @@ func (s *Store) RefreshCompressionLock(ctx context.Context, sessionID, holder st
 		return false, err
 	}
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		now := s.now()
 		var err error
 		n, err = s.q.CompressionLockRefresh(ctx, tx, db.CompressionLockRefreshParams{
@@ -145,7 +146,7 @@ func (s *Store) ReleaseCompressionLock(ctx context.Context, sessionID, holder st
 	if err := checkLockArgs(sessionID, holder); err != nil {
 		return err
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		_, err := s.q.CompressionLockRelease(ctx, tx, db.CompressionLockReleaseParams{SessionID: sessionID, Holder: holder})
 		return err
 	})
@@ -163,7 +164,7 @@ func (s *Store) CompressionLockHolder(ctx context.Context, sessionID string) (_ 
 		holder string
 		ok     bool
 	}
-	r, err := readOne(s, ctx, func(ctx context.Context, q db.DBTX) (result, error) {
+	r, err := readOne(s, ctx, func(ctx context.Context, q backend.Tx) (result, error) {
 		h, err := s.q.CompressionLockHolder(ctx, q, db.CompressionLockHolderParams{SessionID: sessionID, Now: sqlnum.RealOf(s.now())})
 		if errors.Is(err, sql.ErrNoRows) {
 			return result{}, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
@@ -27,7 +28,7 @@ func (s *Store) getMeta(ctx context.Context, key string) (string, bool, error) {
 		v  string
 		ok bool
 	}
-	r, err := readOne(s, ctx, func(ctx context.Context, q db.DBTX) (result, error) {
+	r, err := readOne(s, ctx, func(ctx context.Context, q backend.Tx) (result, error) {
 		v, err := s.q.StateMetaGet(ctx, q, key)
 		if errors.Is(err, sql.ErrNoRows) {
 			return result{}, nil
@@ -50,7 +51,7 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 	if err := checkTexts("key", key, "value", value); err != nil {
 		return err
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		return s.q.StateMetaSet(ctx, tx, db.StateMetaSetParams{Key: key, Value: &value})
 	})
 }

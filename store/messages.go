@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/hermesstate/hermesstate/internal/transfer"
@@ -86,7 +87,7 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (_ i
 		return 0, err
 	}
 	var msgID int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		p.Timestamp = sqlnum.RealOf(s.now())
 		if m.Timestamp != nil {
 			p.Timestamp = sqlnum.RealOf(float64(*m.Timestamp))
@@ -137,7 +138,7 @@ func (s *Store) ReplaceActiveMessages(ctx context.Context, id string, msgs []New
 
 // replace is ReplaceMessages (activeOnly false) and ReplaceActiveMessages.
 func (s *Store) replace(ctx context.Context, id string, msgs []NewMessage, activeOnly bool) error {
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -155,7 +156,7 @@ func (s *Store) replace(ctx context.Context, id string, msgs []NewMessage, activ
 // insertCounted inserts msgs as session id's live rows (insertRows) and
 // sets its message and tool-call counts to theirs: after the live rows
 // were removed, the session holds msgs alone.
-func (s *Store) insertCounted(ctx context.Context, tx db.DBTX, id string, msgs []NewMessage) error {
+func (s *Store) insertCounted(ctx context.Context, tx backend.Tx, id string, msgs []NewMessage) error {
 	calls, err := s.insertRows(ctx, tx, id, msgs)
 	if err != nil {
 		return err
@@ -171,7 +172,7 @@ func (s *Store) insertCounted(ctx context.Context, tx db.DBTX, id string, msgs [
 // strictly increasing, the reasoning fields only on assistant messages,
 // an empty role as "unknown". It returns the number of tool calls
 // inserted; the counters are the caller's.
-func (s *Store) insertRows(ctx context.Context, tx db.DBTX, id string, msgs []NewMessage) (int, error) {
+func (s *Store) insertRows(ctx context.Context, tx backend.Tx, id string, msgs []NewMessage) (int, error) {
 	// The original adds 1e-6 to a running timestamp per message; adding
 	// i*1e-6 to the start rounds differently from the 4th message on.
 	ts, calls := s.now(), 0
@@ -210,7 +211,7 @@ func (s *Store) insertRows(ctx context.Context, tx db.DBTX, id string, msgs []Ne
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
 func (s *Store) ClearMessages(ctx context.Context, id string) (err error) {
 	defer wrapOn(&err, "clear messages of", id)
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		if _, err := s.q.MessageDeleteBySession(ctx, tx, id); err != nil {
 			return 0, err
 		}
@@ -262,7 +263,7 @@ func (s *Store) getMessages(ctx context.Context, id string, opts MessageOptions)
 	if opts.Offset > 0 {
 		p.Offset = int64(opts.Offset)
 	}
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]Message, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]Message, error) {
 		return s.messagesOf(ctx, q, p)
 	})
 }
@@ -283,7 +284,7 @@ const messagePageSize = 500
 func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) error) (err error) {
 	defer wrapOn(&err, "read messages of", id)
 	page := func(ctx context.Context, p db.MessagePageParams, first bool) ([]db.Message, error) {
-		return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]db.Message, error) {
+		return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]db.Message, error) {
 			return s.messagePage(ctx, q, p, first)
 		})
 	}
@@ -292,7 +293,7 @@ func (s *Store) EachMessage(ctx context.Context, id string, fn func(Message) err
 
 // eachMessageIn is EachMessage's walk inside the read transaction q: every
 // page from q's one snapshot (the export's).
-func (s *Store) eachMessageIn(ctx context.Context, q db.DBTX, id string, fn func(db.Message) error) error {
+func (s *Store) eachMessageIn(ctx context.Context, q backend.Tx, id string, fn func(db.Message) error) error {
 	page := func(ctx context.Context, p db.MessagePageParams, first bool) ([]db.Message, error) {
 		return s.messagePage(ctx, q, p, first)
 	}
@@ -303,12 +304,12 @@ func (s *Store) eachMessageIn(ctx context.Context, q db.DBTX, id string, fn func
 // (MessagePage), the next ones in id order from the last (MessagePageAfter),
 // so that a short session costs one small index read and a long one a
 // walk of the table, never a sort of its remaining rows per page.
-func (s *Store) messagePage(ctx context.Context, q db.DBTX, p db.MessagePageParams, first bool) ([]db.Message, error) {
+func (s *Store) messagePage(ctx context.Context, q backend.Tx, p db.MessagePageParams, first bool) ([]db.Message, error) {
 	if first {
-		return wholeMessages(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessagePage(ctx, q, p) })
+		return wholeMessages(ctx, q, func(q backend.Tx) ([]db.Message, error) { return s.q.MessagePage(ctx, q, p) })
 	}
 	after := db.MessagePageAfterParams{AfterID: p.AfterID, SessionID: p.SessionID, Limit: p.Limit}
-	return wholeMessages(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessagePageAfter(ctx, q, after) })
+	return wholeMessages(ctx, q, func(q backend.Tx) ([]db.Message, error) { return s.q.MessagePageAfter(ctx, q, after) })
 }
 
 // eachMessagePage calls fn with session id's live rows in id order,
@@ -341,7 +342,7 @@ func eachMessagePage(ctx context.Context, id string, page func(context.Context, 
 // It returns ErrClosed.
 func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error) {
 	defer wrap(&err, "count messages")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (int64, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (int64, error) {
 		if id == "" {
 			return s.q.MessageCount(ctx, q)
 		}
@@ -356,7 +357,7 @@ func (s *Store) MessageCount(ctx context.Context, id string) (_ int64, err error
 // It returns ErrClosed.
 func (s *Store) HasPlatformMessageID(ctx context.Context, id, platformID string) (_ bool, err error) {
 	defer wrapOn(&err, "look up a platform message id in", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (bool, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (bool, error) {
 		return s.q.MessageHasPlatformID(ctx, q, db.MessageHasPlatformIDParams{SessionID: id, PlatformMessageID: &platformID})
 	})
 }
@@ -420,7 +421,7 @@ func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) 
 
 // insertMessage runs the INSERT, mapping the foreign-key failure of an
 // unknown session to ErrSessionNotFound.
-func (s *Store) insertMessage(ctx context.Context, tx db.DBTX, p db.MessageInsertParams) (int64, error) {
+func (s *Store) insertMessage(ctx context.Context, tx backend.Tx, p db.MessageInsertParams) (int64, error) {
 	id, err := s.q.MessageInsert(ctx, tx, p)
 	if sqlite.IsForeignKey(err) {
 		return 0, ErrSessionNotFound

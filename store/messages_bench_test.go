@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkEachMessage(b *testing.B) {
 	compare(b,
 		func() error { return s.EachMessage(ctx, "long", func(Message) error { return nil }) },
 		func() error {
-			_, err := s.q.MessageList(ctx, s.r, db.MessageListParams{SessionID: "long", Limit: -1})
+			_, err := s.q.MessageList(ctx, backend.SQLiteTx(s.r), db.MessageListParams{SessionID: "long", Limit: -1})
 			return err
 		})
 }

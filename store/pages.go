@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // Pages is how SQLite sees the database file's size: what a rebuilt or
@@ -40,7 +40,7 @@ func (s *Store) Pages(ctx context.Context) (_ Pages, err error) {
 
 // pages is Pages.
 func (s *Store) pages(ctx context.Context) (Pages, error) {
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (Pages, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (Pages, error) {
 		var p Pages
 		err := q.QueryRowContext(ctx, pageSizeSQL).Scan(&p.Size)
 		if err == nil {

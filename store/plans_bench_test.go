@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // The plan benchmarks run a rewritten statement and the statement it
@@ -40,7 +41,7 @@ func plansBenchStore(b *testing.B) *Store {
 		}
 		plansBench.store = s
 		plansBench.rows = buildPlanCorpus(b, s, planCorpus{Sessions: 3000, MeanMessages: 33, Seed: 21})
-		plansBench.err = s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		plansBench.err = s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			return writeLongTranscript(ctx, tx, "long", 5000)
 		})
 		b.Logf("plan corpus: %d sessions, %d messages, built in %v", plansBench.rows.sessions, plansBench.rows.messages, time.Since(start).Round(time.Millisecond))
@@ -54,7 +55,7 @@ func plansBenchStore(b *testing.B) *Store {
 // writeLongTranscript writes session id with n messages shaped like an
 // agent's: a user turn, an assistant turn with a tool call, and a tool
 // result of 2 KB, over and over.
-func writeLongTranscript(ctx context.Context, tx db.DBTX, id string, n int) error {
+func writeLongTranscript(ctx context.Context, tx backend.Tx, id string, n int) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', 1.8e9)`, id); err != nil {
 		return err
 	}

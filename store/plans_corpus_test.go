@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // planCorpus shapes the populated file the plan tests and benchmarks read:
@@ -57,7 +57,7 @@ func buildPlanCorpus(tb testing.TB, s *Store, c planCorpus) planCorpusRows {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 	var n planCorpusRows
-	err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 		insSession, err := tx.PrepareContext(ctx, `INSERT INTO sessions
 			(id, source, model, model_config, parent_session_id, started_at, ended_at, end_reason,
 			 message_count, cwd, title, archived, system_prompt)

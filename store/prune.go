@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
@@ -191,7 +192,7 @@ func (s *Store) pruneSessions(ctx context.Context, opts PruneOptions) (int, erro
 	if opts.DryRun {
 		return s.countCandidates(ctx, p, opts.IDs)
 	}
-	return s.deleteSelected(ctx, opts.SessionsDir, func(ctx context.Context, tx db.DBTX) ([]string, error) {
+	return s.deleteSelected(ctx, opts.SessionsDir, func(ctx context.Context, tx backend.Tx) ([]string, error) {
 		return s.pruneCandidates(ctx, tx, p, opts.IDs)
 	})
 }
@@ -209,7 +210,7 @@ func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) (_ []Ses
 	if err != nil {
 		return nil, err
 	}
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) ([]Session, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) ([]Session, error) {
 		ids, err := s.pruneCandidates(ctx, q, p, opts.IDs)
 		if err != nil {
 			return nil, err
@@ -229,7 +230,7 @@ func (s *Store) PruneCandidates(ctx context.Context, opts PruneOptions) (_ []Ses
 // countCandidates is a dry run's answer: how many sessions pruneCandidates
 // selects now, read in one snapshot.
 func (s *Store) countCandidates(ctx context.Context, p db.SessionPruneCandidatesParams, only []string) (int, error) {
-	ids, err := read(s, ctx, func(ctx context.Context, q db.DBTX) ([]string, error) {
+	ids, err := read(s, ctx, func(ctx context.Context, q backend.Tx) ([]string, error) {
 		return s.pruneCandidates(ctx, q, p, only)
 	})
 	return len(ids), err
@@ -237,7 +238,7 @@ func (s *Store) countCandidates(ctx context.Context, p db.SessionPruneCandidates
 
 // pruneCandidates lists the ids of the sessions p selects, oldest first,
 // only those of only when it is not nil.
-func (s *Store) pruneCandidates(ctx context.Context, q db.DBTX, p db.SessionPruneCandidatesParams, only []string) ([]string, error) {
+func (s *Store) pruneCandidates(ctx context.Context, q backend.Tx, p db.SessionPruneCandidatesParams, only []string) ([]string, error) {
 	ids, err := s.q.SessionPruneCandidates(ctx, q, p)
 	if err != nil || only == nil {
 		return ids, err
@@ -264,7 +265,7 @@ const ghostAge = 24 * time.Hour
 func (s *Store) PruneEmptyGhostSessions(ctx context.Context, sessionsDir string) (_ int, err error) {
 	defer wrap(&err, "prune empty ghost sessions")
 	cutoff := s.now() - ghostAge.Seconds()
-	return s.deleteSelected(ctx, sessionsDir, func(ctx context.Context, tx db.DBTX) ([]string, error) {
+	return s.deleteSelected(ctx, sessionsDir, func(ctx context.Context, tx backend.Tx) ([]string, error) {
 		return s.q.SessionGhostIDs(ctx, tx, cutoff)
 	})
 }
@@ -285,7 +286,7 @@ func (s *Store) FinalizeOrphanedCompressionSessions(ctx context.Context) (_ int6
 	defer wrap(&err, "finalize orphaned compression sessions")
 	now := s.now()
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		n, err = s.q.SessionFinalizeOrphanedCompression(ctx, tx, db.SessionFinalizeOrphanedCompressionParams{
 			Now: now, Cutoff: now - orphanedCompressionAge.Seconds()})

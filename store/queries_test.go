@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -25,7 +26,7 @@ func TestLineageQueries(t *testing.T) {
 	addSession(t, s, "leaf", ptr("mid"), 300)
 	addSession(t, s, "side", ptr("root"), 250)
 
-	anc, err := s.q.SessionAncestors(ctx, s.r, "leaf")
+	anc, err := s.q.SessionAncestors(ctx, backend.SQLiteTx(s.r), "leaf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestLineageQueries(t *testing.T) {
 		t.Errorf("SessionAncestors(leaf) (-want +got):\n%s", diff)
 	}
 
-	desc, err := s.q.SessionDescendants(ctx, s.r, "root")
+	desc, err := s.q.SessionDescendants(ctx, backend.SQLiteTx(s.r), "root")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +53,14 @@ func TestLineageQueries(t *testing.T) {
 		t.Errorf("SessionDescendants(root) (-want +got):\n%s", diff)
 	}
 
-	if got, err := s.q.SessionAncestors(ctx, s.r, "nobody"); err != nil || len(got) != 0 {
+	if got, err := s.q.SessionAncestors(ctx, backend.SQLiteTx(s.r), "nobody"); err != nil || len(got) != 0 {
 		t.Errorf("SessionAncestors(nobody) = %v, %v; want none", got, err)
 	}
 
 	// root's parent set to leaf by hand makes a cycle: both walks stop at
 	// the bound instead of running forever.
 	dbtest.Exec(t, s.w, "PRAGMA foreign_keys = OFF", "UPDATE sessions SET parent_session_id = 'leaf' WHERE id = 'root'", "PRAGMA foreign_keys = ON")
-	anc, err = s.q.SessionAncestors(ctx, s.r, "leaf")
+	anc, err = s.q.SessionAncestors(ctx, backend.SQLiteTx(s.r), "leaf")
 	if err != nil || len(anc) != 101 {
 		t.Errorf("SessionAncestors on a cycle: %d rows, %v; want 101 (depth 0…100)", len(anc), err)
 	}
@@ -72,7 +73,7 @@ func TestStatisticsQueries(t *testing.T) {
 	ctx := context.Background()
 	s := openAt(t, dbtest.CopyFixture(t, "state-v9.db"), nil)
 
-	byModel, err := s.q.SessionTokenStatsByModel(ctx, s.r)
+	byModel, err := s.q.SessionTokenStatsByModel(ctx, backend.SQLiteTx(s.r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestStatisticsQueries(t *testing.T) {
 		t.Errorf("SessionTokenStatsByModel (-want +got):\n%s", diff)
 	}
 
-	bySource, err := s.q.SessionTokenStatsBySource(ctx, s.r)
+	bySource, err := s.q.SessionTokenStatsBySource(ctx, backend.SQLiteTx(s.r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestStatisticsQueries(t *testing.T) {
 		t.Errorf("SessionTokenStatsBySource (-want +got):\n%s", diff)
 	}
 
-	top, err := s.q.SessionTopByTokens(ctx, s.r, 2)
+	top, err := s.q.SessionTopByTokens(ctx, backend.SQLiteTx(s.r), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -25,7 +25,7 @@ import (
 // errCaptured is what captureDBTX returns in place of running a query.
 var errCaptured = errors.New("statement captured, not run")
 
-// captureDBTX is a db.DBTX that records the text and arguments of the one
+// captureDBTX is a backend.Tx that records the text and arguments of the one
 // query a generated :many method runs, and runs nothing.
 type captureDBTX struct {
 	query string
@@ -51,10 +51,10 @@ func (c *captureDBTX) QueryRowContext(context.Context, string, ...any) *sql.Row 
 }
 
 // statementOf returns the text and arguments of the query run makes on
-// the db.DBTX it is given.
-func statementOf(run func(db.DBTX) error) (string, []any) {
+// the backend.Tx it is given.
+func statementOf(run func(backend.Tx) error) (string, []any) {
 	var c captureDBTX
-	run(&c) // always errCaptured
+	run(backend.SQLiteTx(&c)) // always errCaptured
 	return c.query, c.args
 }
 
@@ -67,8 +67,8 @@ type rawConner interface {
 
 // rawOf returns q's driver access, or false for a q rawQuery cannot use (a
 // *sql.Tx, a write transaction): the caller then runs the generated method.
-func rawOf(ctx context.Context, q db.DBTX) (rawConner, bool) {
-	switch q := q.(type) {
+func rawOf(ctx context.Context, q backend.Tx) (rawConner, bool) {
+	switch q := q.DBTX.(type) {
 	case *sql.DB:
 		return poolConner{q, ctx}, true
 	case *sql.Conn:

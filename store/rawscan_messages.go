@@ -4,18 +4,19 @@ import (
 	"context"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // eachConversationRow runs s.q.MessageConversation's statement (same text,
 // same arguments, same rows) and calls fn with each row as it is read,
 // through rawQuery when q allows it. fn must not keep the pointer.
-func (s *Store) eachConversationRow(ctx context.Context, q db.DBTX, p db.MessageConversationParams, fn func(*db.MessageConversationRow) error) error {
+func (s *Store) eachConversationRow(ctx context.Context, q backend.Tx, p db.MessageConversationParams, fn func(*db.MessageConversationRow) error) error {
 	rc, ok := rawOf(ctx, q)
 	if !ok {
 		rows, err := s.q.MessageConversation(ctx, q, p)
 		return eachRow(rows, err, fn)
 	}
-	query, args := statementOf(func(c db.DBTX) error {
+	query, args := statementOf(func(c backend.Tx) error {
 		_, err := s.q.MessageConversation(ctx, c, p)
 		return err
 	})
@@ -28,21 +29,21 @@ func (s *Store) eachConversationRow(ctx context.Context, q db.DBTX, p db.Message
 }
 
 // eachMessageRow is eachConversationRow for s.q.MessageList.
-func (s *Store) eachMessageRow(ctx context.Context, q db.DBTX, p db.MessageListParams, fn func(*db.Message) error) error {
-	return eachWholeMessage(ctx, q, func(q db.DBTX) ([]db.Message, error) { return s.q.MessageList(ctx, q, p) }, fn)
+func (s *Store) eachMessageRow(ctx context.Context, q backend.Tx, p db.MessageListParams, fn func(*db.Message) error) error {
+	return eachWholeMessage(ctx, q, func(q backend.Tx) ([]db.Message, error) { return s.q.MessageList(ctx, q, p) }, fn)
 }
 
 // eachWholeMessage runs the statement gen runs, a generated :many query
 // that selects whole messages rows (in messageDests' order), and calls fn
 // with each row as it is read: through rawQuery when q allows it, else
 // gen's own rows. fn must not keep the pointer.
-func eachWholeMessage(ctx context.Context, q db.DBTX, gen func(db.DBTX) ([]db.Message, error), fn func(*db.Message) error) error {
+func eachWholeMessage(ctx context.Context, q backend.Tx, gen func(backend.Tx) ([]db.Message, error), fn func(*db.Message) error) error {
 	rc, ok := rawOf(ctx, q)
 	if !ok {
 		rows, err := gen(q)
 		return eachRow(rows, err, fn)
 	}
-	query, args := statementOf(func(c db.DBTX) error {
+	query, args := statementOf(func(c backend.Tx) error {
 		_, err := gen(c)
 		return err
 	})
@@ -51,7 +52,7 @@ func eachWholeMessage(ctx context.Context, q db.DBTX, gen func(db.DBTX) ([]db.Me
 }
 
 // wholeMessages is eachWholeMessage collecting the rows.
-func wholeMessages(ctx context.Context, q db.DBTX, gen func(db.DBTX) ([]db.Message, error)) ([]db.Message, error) {
+func wholeMessages(ctx context.Context, q backend.Tx, gen func(backend.Tx) ([]db.Message, error)) ([]db.Message, error) {
 	out := []db.Message{}
 	err := eachWholeMessage(ctx, q, gen, func(m *db.Message) error {
 		out = appendRow(out, *m)
@@ -65,7 +66,7 @@ func wholeMessages(ctx context.Context, q db.DBTX, gen func(db.DBTX) ([]db.Messa
 
 // messagesOf is GetMessages' and ExportSession's list: s.q.MessageList's
 // rows, converted.
-func (s *Store) messagesOf(ctx context.Context, q db.DBTX, p db.MessageListParams) ([]Message, error) {
+func (s *Store) messagesOf(ctx context.Context, q backend.Tx, p db.MessageListParams) ([]Message, error) {
 	out := []Message{}
 	err := s.eachMessageRow(ctx, q, p, func(r *db.Message) error {
 		out = appendRow(out, messageFromDB(*r))

@@ -9,9 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
-// plainDBTX hides the concrete pool behind db.DBTX, so that the generated
+// plainDBTX hides the concrete pool behind backend.Tx, so that the generated
 // methods and the store's helpers given it take database/sql's own path,
 // never the driver path (rawQuery) the store takes on its own pool.
 type plainDBTX struct{ db.DBTX }
@@ -51,7 +52,7 @@ func TestRawQueryMatchesGenerated(t *testing.T) {
 	ctx := t.Context()
 	for _, inactive := range []int64{0, 1} {
 		lp := db.MessageListParams{SessionID: "s", IncludeInactive: inactive, Limit: -1}
-		want, err := s.q.MessageList(ctx, plainDBTX{s.r}, lp)
+		want, err := s.q.MessageList(ctx, backend.SQLiteTx(plainDBTX{s.r}), lp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,12 +60,12 @@ func TestRawQueryMatchesGenerated(t *testing.T) {
 			t.Fatalf("generated MessageList: %d rows, want 3", len(want))
 		}
 		cp := db.MessageConversationParams{SessionID: "s", IncludeInactive: inactive}
-		wantConv, err := s.q.MessageConversation(ctx, plainDBTX{s.r}, cp)
+		wantConv, err := s.q.MessageConversation(ctx, backend.SQLiteTx(plainDBTX{s.r}), cp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
-			for name, q := range map[string]db.DBTX{"pool": s.r, "snapshot": q} {
+		_, err = readConn(s, ctx, func(ctx context.Context, q backend.Tx) (struct{}, error) {
+			for name, q := range map[string]backend.Tx{"pool": backend.SQLiteTx(s.r), "snapshot": q} {
 				if _, ok := rawOf(ctx, q); !ok {
 					t.Fatalf("%s: rawOf refused %T", name, q)
 				}
@@ -99,20 +100,20 @@ func TestRawQueryMatchesGenerated(t *testing.T) {
 	}
 	// The export's pages select whole rows too.
 	wantRows := map[string]int{"MessagePage": 3, "MessagePageAfter": 2}
-	gens := map[string]func(db.DBTX) ([]db.Message, error){
-		"MessagePage": func(q db.DBTX) ([]db.Message, error) {
+	gens := map[string]func(backend.Tx) ([]db.Message, error){
+		"MessagePage": func(q backend.Tx) ([]db.Message, error) {
 			return s.q.MessagePage(ctx, q, db.MessagePageParams{SessionID: "s", AfterID: 0, Limit: 10})
 		},
-		"MessagePageAfter": func(q db.DBTX) ([]db.Message, error) {
+		"MessagePageAfter": func(q backend.Tx) ([]db.Message, error) {
 			return s.q.MessagePageAfter(ctx, q, db.MessagePageAfterParams{SessionID: "s", AfterID: 1, Limit: 10})
 		},
 	}
 	for name, gen := range gens {
-		want, err := gen(plainDBTX{s.r})
+		want, err := gen(backend.SQLiteTx(plainDBTX{s.r}))
 		if err != nil || len(want) != wantRows[name] {
 			t.Fatalf("generated %s: %d rows, %v; want %d", name, len(want), err, wantRows[name])
 		}
-		got, err := wholeMessages(ctx, s.r, gen)
+		got, err := wholeMessages(ctx, backend.SQLiteTx(s.r), gen)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,11 +121,11 @@ func TestRawQueryMatchesGenerated(t *testing.T) {
 			t.Errorf("%s rows differ (-generated +raw):\n%s", name, d)
 		}
 	}
-	want, err := fileOrder(ctx, plainDBTX{s.r})
+	want, err := fileOrder(ctx, backend.SQLiteTx(plainDBTX{s.r}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fileOrder(ctx, s.r)
+	got, err := fileOrder(ctx, backend.SQLiteTx(s.r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +168,11 @@ func TestRawQueryScanErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, ok := rawOf(ctx, tx); ok {
+	if _, ok := rawOf(ctx, backend.SQLiteTx(tx)); ok {
 		t.Fatal("rawOf accepted a *sql.Tx")
 	}
 	n := 0
-	err = s.eachMessageRow(ctx, tx, db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return nil })
+	err = s.eachMessageRow(ctx, backend.SQLiteTx(tx), db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return nil })
 	if err != nil || n != 0 {
 		t.Errorf("eachMessageRow in a transaction = %d rows, %v", n, err)
 	}
@@ -180,7 +181,7 @@ func TestRawQueryScanErrors(t *testing.T) {
 	mustAppend(t, s, "s", NewMessage{Role: "user", Content: new("b")})
 	stop := errors.New("stop")
 	n = 0
-	err = s.eachMessageRow(ctx, s.r, db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return stop })
+	err = s.eachMessageRow(ctx, backend.SQLiteTx(s.r), db.MessageListParams{SessionID: "s", Limit: -1}, func(*db.Message) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("eachMessageRow stopped = %d rows, %v; want 1, stop", n, err)
 	}

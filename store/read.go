@@ -5,7 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
@@ -19,7 +19,7 @@ import (
 // does.
 //
 // A function rather than a method because Go methods cannot be generic.
-func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+func read[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
 	var zero T
 	if err := s.acquire(); err != nil {
 		return zero, err
@@ -30,7 +30,7 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX
 		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
 	}
 	defer tx.Rollback()
-	v, err := fn(ctx, tx)
+	v, err := fn(ctx, backend.SQLiteTx(tx))
 	return v, sqlite.Classify(err)
 }
 
@@ -41,7 +41,7 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX
 // which a *sql.Tx does not allow. A ROLLBACK that fails leaves the
 // connection's state unknown: the connection is dropped from the pool
 // rather than handed on with a transaction open.
-func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
 	var zero T
 	if err := s.acquire(); err != nil {
 		return zero, err
@@ -55,7 +55,7 @@ func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, db.
 	if _, err := c.ExecContext(ctx, "BEGIN"); err != nil {
 		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
 	}
-	v, err := fn(ctx, c)
+	v, err := fn(ctx, backend.SQLiteTx(c))
 	if _, rerr := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
 		c.Raw(func(any) error { return driver.ErrBadConn })
 	}
@@ -65,8 +65,8 @@ func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, db.
 // readEach is read for callers that stream: fn gets one connection in one
 // snapshot (readConn's), so it can hold several cursors open at once and
 // its hot statements can take the driver path.
-func readEach(s *Store, ctx context.Context, fn func(context.Context, db.DBTX) error) error {
-	_, err := readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+func readEach(s *Store, ctx context.Context, fn func(context.Context, backend.Tx) error) error {
+	_, err := readConn(s, ctx, func(ctx context.Context, q backend.Tx) (struct{}, error) {
 		return struct{}{}, fn(ctx, q)
 	})
 	return err
@@ -79,13 +79,13 @@ func readEach(s *Store, ctx context.Context, fn func(context.Context, db.DBTX) e
 // only add two round trips through database/sql and the driver. A method
 // that runs two statements whose answers must agree uses read instead.
 // Errors are classified as read's.
-func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
 	var zero T
 	if err := s.acquire(); err != nil {
 		return zero, err
 	}
 	defer s.release()
-	v, err := fn(ctx, s.r)
+	v, err := fn(ctx, backend.SQLiteTx(s.r))
 	return v, sqlite.Classify(err)
 }
 
@@ -99,12 +99,12 @@ func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, db.D
 // ctx's error as soon as ctx ends. The abandoned read keeps its pooled
 // connection until SQLite returns from that instruction, where the
 // interrupt ends the statement; Close waits for it like any call in flight.
-func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+func readUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
 	return untilDone(ctx, func() (T, error) { return read(s, ctx, fn) })
 }
 
 // readOneUntilDone is readUntilDone for a single statement (see readOne).
-func readOneUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, db.DBTX) (T, error)) (T, error) {
+func readOneUntilDone[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
 	return untilDone(ctx, func() (T, error) { return readOne(s, ctx, fn) })
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sentinel"
 )
@@ -56,7 +57,7 @@ type RewindResult struct {
 func (s *Store) RewindToMessage(ctx context.Context, id string, target int64) (_ RewindResult, err error) {
 	defer wrapOn(&err, "rewind", id)
 	var res RewindResult
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		res = RewindResult{}
 		row, err := s.q.MessageInSession(ctx, tx, db.MessageInSessionParams{ID: target, SessionID: id})
 		switch {
@@ -99,7 +100,7 @@ func (s *Store) RewindToMessage(ctx context.Context, id string, target int64) (_
 func (s *Store) RestoreRewound(ctx context.Context, id string, since int64) (_ int, err error) {
 	defer wrapOn(&err, "restore rewound messages of", id)
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		n, err = s.q.MessageRestoreFrom(ctx, tx, db.MessageRestoreFromParams{SessionID: id, ID: since})
 		return err
@@ -146,7 +147,7 @@ func (s *Store) ListRecentUserMessages(ctx context.Context, id string, opts Rece
 	case opts.Limit < 0:
 		p.Limit = -1
 	}
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]UserMessagePreview, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]UserMessagePreview, error) {
 		rows, err := s.q.MessageRecentUser(ctx, q, p)
 		return convertRows(rows, err, func(r db.MessageRecentUserRow) UserMessagePreview {
 			var st storedValues

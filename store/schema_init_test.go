@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/hermesstate/hermesstate/schema"
@@ -81,7 +82,7 @@ func TestSchemaInit(t *testing.T) {
 		if v, err := s.SchemaVersion(ctx); err != nil || v != 21 {
 			t.Fatalf("SchemaVersion = %d, %v; want 21", v, err)
 		}
-		got, err := s.q.SessionGet(ctx, s.r, "existing")
+		got, err := s.q.SessionGet(ctx, backend.SQLiteTx(s.r), "existing")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestSchemaInit(t *testing.T) {
 		// set_session_title("existing", "Migrated Title") is the typed store's
 		// (a later issue); its UPDATE through the write helper stands in.
 		var n int64
-		err = s.write(ctx, func(ctx context.Context, tx dbtx) error {
+		err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 			res, err := tx.ExecContext(ctx, "UPDATE sessions SET title = ? WHERE id = ?", "Migrated Title", "existing")
 			if err == nil {
 				n, err = res.RowsAffected()
@@ -101,7 +102,7 @@ func TestSchemaInit(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("set title: %d rows, %v", n, err)
 		}
-		got, err = s.q.SessionGet(ctx, s.r, "existing")
+		got, err = s.q.SessionGet(ctx, backend.SQLiteTx(s.r), "existing")
 		if err != nil || got.Title == nil || *got.Title != "Migrated Title" {
 			t.Errorf("title after update = %v, %v; want Migrated Title", got.Title, err)
 		}

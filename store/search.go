@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
@@ -180,7 +181,7 @@ var searchCrossCheck func(s *Store, ctx context.Context, query string, opts Sear
 
 // searchWhole runs st, the whole search, in the read transaction q, and
 // finishes its page (searchFinish).
-func (s *Store) searchWhole(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement) ([]SearchResult, error) {
+func (s *Store) searchWhole(ctx context.Context, q backend.Tx, query string, opts SearchOptions, st sqlitesearch.Statement) ([]SearchResult, error) {
 	hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
 	if err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func (s *Store) searchWhole(ctx context.Context, q db.DBTX, query string, opts S
 // found them: an empty page of a full-text search is checked against an
 // empty index (ErrSearchIndexEmpty), and the hits are finished
 // (finishHits).
-func (s *Store) searchFinish(ctx context.Context, q db.DBTX, query string, opts SearchOptions, st sqlitesearch.Statement, hits []SearchResult, long []bool) ([]SearchResult, error) {
+func (s *Store) searchFinish(ctx context.Context, q backend.Tx, query string, opts SearchOptions, st sqlitesearch.Statement, hits []SearchResult, long []bool) ([]SearchResult, error) {
 	if index := st.Index(); len(hits) == 0 && index != "" {
 		// Nothing found: make sure it is not an empty index.
 		if err := searchIndexEmpty(ctx, q, index); err != nil {
@@ -204,7 +205,7 @@ func (s *Store) searchFinish(ctx context.Context, q db.DBTX, query string, opts 
 
 // finishHits gives the long hits (long[i] for hits[i]) the store's
 // snippet and every hit its context, read in q.
-func (s *Store) finishHits(ctx context.Context, q db.DBTX, query string, opts SearchOptions, hits []SearchResult, long []bool) error {
+func (s *Store) finishHits(ctx context.Context, q backend.Tx, query string, opts SearchOptions, hits []SearchResult, long []bool) error {
 	var err error
 	for i := range hits {
 		if long[i] {
@@ -252,7 +253,7 @@ var searchOrders = map[SearchOrder]sqlitesearch.Order{
 // scanHits runs one search statement and reads its hits, and whether each
 // is a long full-text hit, whose snippet the store makes (see
 // sqlitesearch's snippetMaxBytes).
-func scanHits(ctx context.Context, q db.DBTX, stmt string, args []any) ([]SearchResult, []bool, error) {
+func scanHits(ctx context.Context, q backend.Tx, stmt string, args []any) ([]SearchResult, []bool, error) {
 	rows, err := q.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -65,7 +66,7 @@ func srchBenchBuild() (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		for _, p := range srchBenchRows() {
 			if p.session != nil {
 				if _, err := s.q.SessionCreate(ctx, tx, *p.session); err != nil {
@@ -276,7 +277,7 @@ func BenchmarkSearchContext(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, id := range ids {
-			if _, err := s.q.MessageContext(ctx, s.r, db.MessageContextParams{ID: id}); err != nil {
+			if _, err := s.q.MessageContext(ctx, backend.SQLiteTx(s.r), db.MessageContextParams{ID: id}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -565,7 +566,7 @@ func BenchmarkSearchSplitLikeThreshold(b *testing.B) {
 			st, _ := searchStatement(srchBenchLikeTerm, SearchOptions{})
 			stmt := st.RangeSQL()
 			whole := func() error {
-				_, err := read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+				_, err := read(s, ctx, func(ctx context.Context, q backend.Tx) (int, error) {
 					return srchDrain(ctx, q, stmt, st.RangeNamed(0, n, 20)...)
 				})
 				return err
@@ -575,7 +576,7 @@ func BenchmarkSearchSplitLikeThreshold(b *testing.B) {
 				errs := make([]error, 2)
 				for i, r := range [][2]int64{{0, n / 2}, {n/2 + 1, n}} {
 					wg.Go(func() {
-						_, errs[i] = read(s, ctx, func(ctx context.Context, q db.DBTX) (int, error) {
+						_, errs[i] = read(s, ctx, func(ctx context.Context, q backend.Tx) (int, error) {
 							return srchDrain(ctx, q, stmt, st.RangeNamed(r[0], r[1], 20)...)
 						})
 					})

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
@@ -157,7 +157,7 @@ func (s *Store) search(ctx context.Context, query string, opts SearchOptions, st
 		}
 	}
 	if k <= 1 {
-		return readUntilDone(s, ctx, func(ctx context.Context, q db.DBTX) ([]SearchResult, error) {
+		return readUntilDone(s, ctx, func(ctx context.Context, q backend.Tx) ([]SearchResult, error) {
 			return s.searchWhole(ctx, q, query, opts, st)
 		})
 	}
@@ -181,7 +181,7 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 	}
 	n := s.searchConns.take(k+1, s.opts.ReadConnections+1, least)
 	if n == 0 {
-		return inReadTx(ctx, s.r, func(q db.DBTX) ([]SearchResult, error) {
+		return inReadTx(ctx, s.r, func(q backend.Tx) ([]SearchResult, error) {
 			return s.searchWhole(ctx, q, query, opts, st)
 		})
 	}
@@ -193,7 +193,7 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 	}
 	defer watcher.Close()
 	single := func() ([]SearchResult, error) {
-		return inReadTx(ctx, watcher, func(q db.DBTX) ([]SearchResult, error) {
+		return inReadTx(ctx, watcher, func(q backend.Tx) ([]SearchResult, error) {
 			return s.searchWhole(ctx, q, query, opts, st)
 		})
 	}
@@ -253,14 +253,14 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 // of its connections), as read does inside acquire.
 func inReadTx[T any](ctx context.Context, b interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
-}, fn func(db.DBTX) (T, error)) (T, error) {
+}, fn func(backend.Tx) (T, error)) (T, error) {
 	var zero T
 	tx, err := b.BeginTx(ctx, nil)
 	if err != nil {
 		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
 	}
 	defer tx.Rollback()
-	return fn(tx)
+	return fn(backend.SQLiteTx(tx))
 }
 
 // The watcher's statements. data_version is the connection's count of
@@ -297,7 +297,7 @@ func (s *Store) probeBesideSingle(ctx context.Context, watcher *sql.Conn, query 
 	}
 	single := make(chan answer, 1)
 	go func() {
-		hits, err := inReadTx(sctx, s.r, func(q db.DBTX) ([]SearchResult, error) {
+		hits, err := inReadTx(sctx, s.r, func(q backend.Tx) ([]SearchResult, error) {
 			return s.searchWhole(sctx, q, query, opts, st)
 		})
 		single <- answer{hits, err}
@@ -364,7 +364,7 @@ func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string,
 	}
 	page := mergePage(found, keys, desc, offset, st.Args.Limit)
 	if len(page) == 0 {
-		return s.searchFinish(ctx, txs[0], query, opts, st, []SearchResult{}, nil)
+		return s.searchFinish(ctx, backend.SQLiteTx(txs[0]), query, opts, st, []SearchResult{}, nil)
 	}
 	shares := make([][]rangeHit, len(txs))
 	for _, h := range page {
@@ -388,12 +388,12 @@ func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string,
 				ids[j] = h.id
 			}
 			var err error
-			if hits, long, err = scanHits(ctx, txs[i], st.PageSQL(), st.PageNamed(ids)); err != nil {
+			if hits, long, err = scanHits(ctx, backend.SQLiteTx(txs[i]), st.PageSQL(), st.PageNamed(ids)); err != nil {
 				return err
 			}
 		}
 		read[i] = hits
-		return s.finishHits(ctx, txs[i], query, opts, hits, long)
+		return s.finishHits(ctx, backend.SQLiteTx(txs[i]), query, opts, hits, long)
 	})
 	if err != nil {
 		return nil, err

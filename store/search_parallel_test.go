@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -530,7 +531,7 @@ func TestSearchSplitDecides(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	s := openAt(t, path, &Options{SearchParallelism: 2, Synchronous: SynchronousNormal})
 	srchCreate(t, s, "s", "cli", "")
-	err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		for i := range splitMinMatches + 100 {
 			text := fmt.Sprintf("common word %d 通信", i)
 			if i%1000 == 0 {

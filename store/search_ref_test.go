@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/migrations"
 )
@@ -691,7 +691,7 @@ func TestFTS5ToolCallIndexing(t *testing.T) {
 		s := setup(t)
 		srchAppend(t, s, "s1", NewMessage{Role: "assistant", Content: new("hello"), ToolName: "web_search",
 			ToolCalls: srchToolCalls("web_search", `{"q": "x"}`)})
-		err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		err := s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			_, err := tx.ExecContext(ctx, "DELETE FROM messages WHERE session_id = ?", "s1")
 			return err
 		})
@@ -707,7 +707,7 @@ func TestFTS5ToolCallIndexing(t *testing.T) {
 		s := setup(t)
 		srchAppend(t, s, "s1", NewMessage{Role: "assistant", Content: new(""), ToolName: "ORIGINALTOOL"})
 		wantLen(t, s, "ORIGINALTOOL", 1)
-		err := s.write(context.Background(), func(ctx context.Context, tx db.DBTX) error {
+		err := s.write(context.Background(), func(ctx context.Context, tx backend.Tx) error {
 			_, err := tx.ExecContext(ctx, "UPDATE messages SET tool_name = 'RENAMEDTOOL' WHERE session_id = 's1'")
 			return err
 		})

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // The snippet of a long full-text hit (see snippetMaxBytes): no FTS5
@@ -25,7 +25,7 @@ const (
 )
 
 // longSnippet returns the snippet of hit id for the user's query.
-func (s *Store) longSnippet(ctx context.Context, q db.DBTX, id int64, query string) (*string, error) {
+func (s *Store) longSnippet(ctx context.Context, q backend.Tx, id int64, query string) (*string, error) {
 	text, err := s.q.MessageSearchText(ctx, q, id)
 	if err != nil {
 		return nil, err

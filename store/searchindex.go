@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sentinel"
 	"github.com/hermesstate/hermesstate/migrations"
 )
@@ -49,7 +49,7 @@ func indexEmptySQL(table string) string {
 
 // indexEmpty reports whether the index table is empty while messages is
 // not.
-func indexEmpty(ctx context.Context, q db.DBTX, table string) (bool, error) {
+func indexEmpty(ctx context.Context, q backend.Tx, table string) (bool, error) {
 	var empty bool
 	err := q.QueryRowContext(ctx, indexEmptySQL(table)).Scan(&empty)
 	return empty, err
@@ -62,7 +62,7 @@ WHERE type = 'table' AND (name = 'messages_fts' OR name = 'messages_fts_trigram'
 
 // emptySearchIndexes returns the full-text indexes of the file that are
 // empty while messages has rows.
-func emptySearchIndexes(ctx context.Context, q db.DBTX) ([]string, error) {
+func emptySearchIndexes(ctx context.Context, q backend.Tx) ([]string, error) {
 	rows, err := q.QueryContext(ctx, searchIndexPresentSQL)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func emptySearchIndexes(ctx context.Context, q db.DBTX) ([]string, error) {
 // check that cannot run (a damaged index) leaves it to searches and
 // Check.
 func (s *Store) checkSearchIndexes(ctx context.Context) (*Store, error) {
-	empty, err := emptySearchIndexes(ctx, s.r)
+	empty, err := emptySearchIndexes(ctx, backend.SQLiteTx(s.r))
 	if err != nil || len(empty) == 0 {
 		if err != nil {
 			s.log.DebugContext(ctx, "search index check failed", slog.Any("error", err))
@@ -129,18 +129,18 @@ func (s *Store) checkSearchIndexes(ctx context.Context) (*Store, error) {
 // transaction of its own (writeAlone: a schema change), unless another
 // process rebuilt them since the check.
 func (s *Store) rebuildEmptySearchIndexes(ctx context.Context) error {
-	return s.writeAlone(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.writeAlone(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if empty, err := emptySearchIndexes(ctx, tx); err != nil || len(empty) == 0 {
 			return err
 		}
-		_, err := migrations.RebuildFTS(ctx, tx.(*sql.Tx))
+		_, err := migrations.RebuildFTS(ctx, tx.DBTX.(*sql.Tx))
 		return err
 	})
 }
 
 // searchIndexEmpty returns ErrSearchIndexEmpty when table, the index a
 // search that found nothing used, is empty while messages has rows.
-func searchIndexEmpty(ctx context.Context, q db.DBTX, table string) error {
+func searchIndexEmpty(ctx context.Context, q backend.Tx, table string) error {
 	isEmpty, err := indexEmpty(ctx, q, table)
 	if err != nil || !isEmpty {
 		return err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 )
 
@@ -45,12 +46,12 @@ func BenchmarkSearchIndexCheck(b *testing.B) {
 			dbtest.Exec(b, s.w, "INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)",
 				`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < `+strconv.Itoa(n)+`)
 				 INSERT INTO messages (session_id, role, content, timestamp) SELECT 's', 'user', 'message number ' || i, i FROM n`)
-			got, err := emptySearchIndexes(ctx, s.r)
+			got, err := emptySearchIndexes(ctx, backend.SQLiteTx(s.r))
 			if err != nil || (len(got) == 2) != empty {
 				b.Fatalf("emptySearchIndexes = %v, %v", got, err)
 			}
 			compare(b,
-				func() error { _, err := emptySearchIndexes(ctx, s.r); return err },
+				func() error { _, err := emptySearchIndexes(ctx, backend.SQLiteTx(s.r)); return err },
 				func() error {
 					var m, f, g int64
 					return s.r.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM messages_fts), (SELECT COUNT(*) FROM messages_fts_trigram)").Scan(&m, &f, &g)

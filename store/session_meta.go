@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pyjson"
 )
 
@@ -21,7 +22,7 @@ func (s *Store) UpdateSessionModel(ctx context.Context, id, model string) (err e
 	if err := checkTexts("model", model); err != nil {
 		return err
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionSetModel(ctx, tx, db.SessionSetModelParams{Model: nullable(model), ID: id})
 	})
 }
@@ -49,7 +50,7 @@ func (s *Store) UpdateSessionBillingRoute(ctx context.Context, id string, r Bill
 	if err := checkTexts("billing provider", r.Provider, "billing base url", r.BaseURL, "billing mode", r.Mode); err != nil {
 		return err
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionSetBillingRoute(ctx, tx, db.SessionSetBillingRouteParams{
 			BillingProvider: nullable(r.Provider), BillingBaseURL: nullable(r.BaseURL),
 			BillingMode: nullable(r.Mode), ID: id,
@@ -78,7 +79,7 @@ func (s *Store) UpdateSessionMeta(ctx context.Context, id string, modelConfig js
 		}
 		cfg = &text
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionSetMeta(ctx, tx, db.SessionSetMetaParams{ModelConfig: cfg, Model: nullable(model), ID: id})
 	})
 }

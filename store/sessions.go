@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -73,7 +74,7 @@ func (s *Store) createSession(ctx context.Context, n NewSession) (bool, error) {
 		return false, err
 	}
 	var rows int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		rows, err = s.q.SessionCreate(ctx, tx, db.SessionCreateParams(p))
 		if sqlite.IsForeignKey(err) {
@@ -104,7 +105,7 @@ func (s *Store) UpsertSession(ctx context.Context, n NewSession) (_ bool, err er
 		return false, err
 	}
 	var created bool
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		created, err = s.upsertSession(ctx, tx, p)
 		return err
@@ -114,7 +115,7 @@ func (s *Store) UpsertSession(ctx context.Context, n NewSession) (_ bool, err er
 
 // upsertSession runs the upsert in tx and reports whether it created the
 // row.
-func (s *Store) upsertSession(ctx context.Context, tx db.DBTX, p db.SessionUpsertParams) (bool, error) {
+func (s *Store) upsertSession(ctx context.Context, tx backend.Tx, p db.SessionUpsertParams) (bool, error) {
 	existed, err := s.q.SessionExists(ctx, tx, p.ID)
 	if err != nil {
 		return false, err
@@ -174,7 +175,7 @@ func (s *Store) EnsureSession(ctx context.Context, id, source, model string) (er
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		_, err := s.upsertSession(ctx, tx, p)
 		return err
 	})
@@ -192,7 +193,7 @@ func (s *Store) EndSession(ctx context.Context, id, reason string) (err error) {
 		return err
 	}
 	now := s.now()
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionEnd(ctx, tx, db.SessionEndParams{EndedAt: sqlnum.RealOf(now), EndReason: &reason, ID: id})
 	})
 }
@@ -203,7 +204,7 @@ func (s *Store) EndSession(ctx context.Context, id, reason string) (err error) {
 // It returns ErrSessionNotFound, ErrBusy or ErrClosed.
 func (s *Store) ReopenSession(ctx context.Context, id string) (err error) {
 	defer wrapOn(&err, "reopen session", id)
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionReopen(ctx, tx, id)
 	})
 }
@@ -216,7 +217,7 @@ func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) (err 
 	if err := checkTexts("system prompt", prompt); err != nil {
 		return err
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionUpdateSystemPrompt(ctx, tx, db.SessionUpdateSystemPromptParams{SystemPrompt: &prompt, ID: id})
 	})
 }
@@ -226,8 +227,8 @@ func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) (err 
 // transaction: a missing session is ErrSessionNotFound, an existing one (an
 // UPDATE whose WHERE excluded it, such as ending an ended session) is
 // success.
-func (s *Store) update(ctx context.Context, id string, fn func(context.Context, db.DBTX) (int64, error)) error {
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+func (s *Store) update(ctx context.Context, id string, fn func(context.Context, backend.Tx) (int64, error)) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		n, err := fn(ctx, tx)
 		if err != nil || n > 0 {
 			return err
@@ -237,7 +238,7 @@ func (s *Store) update(ctx context.Context, id string, fn func(context.Context, 
 }
 
 // mustExist returns ErrSessionNotFound unless session id exists.
-func (s *Store) mustExist(ctx context.Context, q db.DBTX, id string) error {
+func (s *Store) mustExist(ctx context.Context, q backend.Tx, id string) error {
 	ok, err := s.q.SessionExists(ctx, q, id)
 	if err != nil {
 		return err
@@ -253,7 +254,7 @@ func (s *Store) mustExist(ctx context.Context, q db.DBTX, id string) error {
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) GetSession(ctx context.Context, id string) (_ *Session, err error) {
 	defer wrapOn(&err, "get session", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (*Session, error) {
 		return foundSession(s.q.SessionGet(ctx, q, id))
 	})
 }
@@ -282,7 +283,7 @@ func foundSession(r db.Session, err error) (*Session, error) {
 // sessions do, or ErrClosed.
 func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (_ string, err error) {
 	defer wrapOn(&err, "resolve session id", idOrPrefix)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (string, error) {
 		if ok, err := s.q.SessionExists(ctx, q, idOrPrefix); err != nil || ok {
 			return idOrPrefix, err
 		}
@@ -306,7 +307,7 @@ func (s *Store) ResolveSessionID(ctx context.Context, idOrPrefix string) (_ stri
 // ambiguous builds the *AmbiguousError for prefix from the ids it matched
 // (newest first, one more than MaxAmbiguousCandidates at most), read in
 // the same snapshot.
-func (s *Store) ambiguous(ctx context.Context, q db.DBTX, prefix string, ids []string) error {
+func (s *Store) ambiguous(ctx context.Context, q backend.Tx, prefix string, ids []string) error {
 	e := &AmbiguousError{Prefix: prefix, More: len(ids) > MaxAmbiguousCandidates}
 	for _, id := range ids[:min(len(ids), MaxAmbiguousCandidates)] {
 		sess, err := foundSession(s.q.SessionGet(ctx, q, id))

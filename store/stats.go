@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // TokenStats is the token and cost total of one model or one source: the
@@ -32,7 +33,7 @@ type TopSession struct {
 // model are not counted. It returns ErrClosed.
 func (s *Store) TokenStatsByModel(ctx context.Context) (_ []TokenStats, err error) {
 	defer wrap(&err, "token stats by model")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]TokenStats, error) {
 		rows, err := s.q.SessionTokenStatsByModel(ctx, q)
 		return convertRows(rows, err, func(r db.SessionTokenStatsByModelRow) TokenStats {
 			return TokenStats{r.Model, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
@@ -44,7 +45,7 @@ func (s *Store) TokenStatsByModel(ctx context.Context) (_ []TokenStats, err erro
 // session counts. It returns ErrClosed.
 func (s *Store) TokenStatsBySource(ctx context.Context) (_ []TokenStats, err error) {
 	defer wrap(&err, "token stats by source")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]TokenStats, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]TokenStats, error) {
 		rows, err := s.q.SessionTokenStatsBySource(ctx, q)
 		return convertRows(rows, err, func(r db.SessionTokenStatsBySourceRow) TokenStats {
 			return TokenStats{r.Source, r.SessionCount, r.TotalInput, r.TotalOutput, finite(r.TotalCost)}
@@ -56,7 +57,7 @@ func (s *Store) TokenStatsBySource(ctx context.Context) (_ []TokenStats, err err
 // tokens, most first, ties by id. n ≤ 0 returns none. It returns ErrClosed.
 func (s *Store) TopSessionsByTokens(ctx context.Context, n int) (_ []TopSession, err error) {
 	defer wrap(&err, "top sessions by tokens")
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]TopSession, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]TopSession, error) {
 		if n <= 0 {
 			return []TopSession{}, nil
 		}

@@ -15,6 +15,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
@@ -69,12 +70,12 @@ func runRound(t *testing.T, s *Store, c *sql.Conn, n *atomic.Int64) int64 {
 	t.Helper()
 	ctx := t.Context()
 	before := n.Load()
-	r, err := s.q.SessionGet(ctx, c, "s")
+	r, err := s.q.SessionGet(ctx, backend.SQLiteTx(c), "s")
 	if err != nil || r.ID != "s" {
 		t.Fatalf("SessionGet = %q, %v", r.ID, err)
 	}
 	rows := 0
-	err = s.eachConversationRow(ctx, c, db.MessageConversationParams{SessionID: "s"}, func(*db.MessageConversationRow) error {
+	err = s.eachConversationRow(ctx, backend.SQLiteTx(c), db.MessageConversationParams{SessionID: "s"}, func(*db.MessageConversationRow) error {
 		rows++
 		return nil
 	})
@@ -367,7 +368,7 @@ func TestReadConnDropsConnectionAfterFailedRollback(t *testing.T) {
 	if got := s.r.Stats().OpenConnections; got != open {
 		t.Fatalf("after a normal read: %d open connections, want %d", got, open)
 	}
-	_, err := readConn(s, ctx, func(ctx context.Context, q db.DBTX) (struct{}, error) {
+	_, err := readConn(s, ctx, func(ctx context.Context, q backend.Tx) (struct{}, error) {
 		_, err := q.ExecContext(ctx, "ROLLBACK")
 		return struct{}{}, err
 	})

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
@@ -26,7 +26,7 @@ type Store struct {
 	log   *slog.Logger
 	w     *sql.DB // the single writer connection
 	r     *sql.DB // read-only pool
-	q     *db.Queries
+	q     backend.Queries
 	retry sqlite.Retry
 
 	// mu is held shared by every call and exclusively by Close, so Close
@@ -100,7 +100,7 @@ func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error)
 		path: path,
 		opts: o,
 		log:  o.Logger,
-		q:    db.New(),
+		q:    backend.SQLite(),
 		retry: sqlite.Retry{
 			Attempts: o.WriteAttempts,
 			MinDelay: o.RetryMinDelay,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/fts"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
@@ -52,7 +53,7 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err erro
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		if clean != "" {
 			owner, err := s.q.SessionTitleOwner(ctx, tx, db.SessionTitleOwnerParams{Title: &clean, ID: id})
 			switch {
@@ -81,7 +82,7 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err erro
 
 // takeTitleFromAncestor clears the title of owner when it is a compression
 // ancestor of id, reporting whether it did.
-func (s *Store) takeTitleFromAncestor(ctx context.Context, tx db.DBTX, owner, id string) (bool, error) {
+func (s *Store) takeTitleFromAncestor(ctx context.Context, tx backend.Tx, owner, id string) (bool, error) {
 	if owner == "" || id == "" || owner == id {
 		return false, nil // upstream's _is_compression_ancestor guard
 	}
@@ -98,7 +99,7 @@ func (s *Store) takeTitleFromAncestor(ctx context.Context, tx db.DBTX, owner, id
 // It returns ErrSessionNotFound or ErrClosed.
 func (s *Store) SessionTitle(ctx context.Context, id string) (_ string, err error) {
 	defer wrapOn(&err, "get title of", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (string, error) {
 		t, err := s.q.SessionGetTitle(ctx, q, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", ErrSessionNotFound
@@ -113,7 +114,7 @@ func (s *Store) SessionTitle(ctx context.Context, id string) (_ string, err erro
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) SessionByTitle(ctx context.Context, title string) (_ *Session, err error) {
 	defer wrapOn(&err, "get session titled", title)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) (*Session, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) (*Session, error) {
 		return foundSession(s.q.SessionGetByTitle(ctx, q, &title))
 	})
 }
@@ -128,7 +129,7 @@ func (s *Store) SessionByTitle(ctx context.Context, title string) (_ *Session, e
 // It returns ErrNotFound or ErrClosed.
 func (s *Store) ResolveSessionByTitle(ctx context.Context, title string) (_ string, err error) {
 	defer wrapOn(&err, "resolve title", title)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (string, error) {
 		// A NULL pattern matches nothing: no variant, so the exact title.
 		id, err := s.q.SessionLatestTitleVariant(ctx, q, likePrefix(title, " #%"))
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
@@ -159,14 +160,14 @@ var (
 func (s *Store) NextTitleInLineage(ctx context.Context, baseTitle string) (_ string, err error) {
 	defer wrapOn(&err, "next title in lineage of", baseTitle)
 	base := lineageBase(baseTitle)
-	return read(s, ctx, func(ctx context.Context, q db.DBTX) (string, error) {
+	return read(s, ctx, func(ctx context.Context, q backend.Tx) (string, error) {
 		return s.nextTitle(ctx, q, base)
 	})
 }
 
 // nextTitle is NextTitleInLineage for base (its " #n" already cut) inside
 // q's transaction.
-func (s *Store) nextTitle(ctx context.Context, q db.DBTX, base string) (string, error) {
+func (s *Store) nextTitle(ctx context.Context, q backend.Tx, base string) (string, error) {
 	titles, err := s.q.SessionLineageTitles(ctx, q, db.SessionLineageTitlesParams{
 		Base: &base, Pattern: likePrefix(base, " #%"), // NULL (no variants) when too long
 	})

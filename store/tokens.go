@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -132,7 +133,7 @@ func (s *Store) UpdateTokenCounts(ctx context.Context, id string, u TokenUpdate)
 		p.Model = nullable(u.Model)
 	}
 	now := s.now()
-	return s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if _, err := s.upsertSession(ctx, tx, db.SessionUpsertParams{
 			ID: id, Source: "unknown", Model: nullable(u.Model), StartedAt: sqlnum.RealOf(now),
 		}); err != nil {

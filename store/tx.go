@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 )
 
 // Stats counts what this Store's write helper did since Open.
@@ -73,7 +73,7 @@ func (s *Store) Stats() Stats {
 //
 // It returns fn's error, an error matching ErrBusy when the attempts ran out,
 // ErrReadOnly on a read-only store, or ErrClosed.
-func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DBTX) error) error {
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx backend.Tx) error) error {
 	return s.writeWith(ctx, fn, false)
 }
 
@@ -81,7 +81,7 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx db.DB
 // shared with no other write: the full-text index rebuilds, which drop and
 // create tables (a schema change), take the *sql.Tx itself and may run for
 // minutes. It queues like any write.
-func (s *Store) writeAlone(ctx context.Context, fn func(ctx context.Context, tx db.DBTX) error) error {
+func (s *Store) writeAlone(ctx context.Context, fn func(ctx context.Context, tx backend.Tx) error) error {
 	return s.writeWith(ctx, fn, true)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -44,7 +45,7 @@ type ModelUsage struct {
 // It returns ErrClosed.
 func (s *Store) ModelUsage(ctx context.Context, id string) (_ []ModelUsage, err error) {
 	defer wrapOn(&err, "model usage of", id)
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsage, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]ModelUsage, error) {
 		rows, err := s.q.UsageOfSession(ctx, q, id)
 		return convertRows(rows, err, func(r db.SessionModelUsage) ModelUsage {
 			return ModelUsage{
@@ -105,7 +106,7 @@ func (s *Store) UsageByModel(ctx context.Context, opts UsageOptions) (_ []ModelU
 	if !opts.Since.IsZero() {
 		p.Since = new(float64(TimestampOf(opts.Since)))
 	}
-	return readOne(s, ctx, func(ctx context.Context, q db.DBTX) ([]ModelUsageTotal, error) {
+	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]ModelUsageTotal, error) {
 		rows, err := s.q.UsageByModel(ctx, q, p)
 		return convertRows(rows, err, func(r db.UsageByModelRow) ModelUsageTotal {
 			return ModelUsageTotal{
@@ -124,7 +125,7 @@ func (s *Store) UsageByModel(ctx context.Context, opts UsageOptions) (_ []ModelU
 // delta is added to the usage row of its route, each part of which falls
 // back to the session's (which may hold an earlier route's value: upstream
 // inherits it, §4.3) and then to "unknown" or "".
-func (s *Store) recordModelUsage(ctx context.Context, tx db.DBTX, id string, u TokenUpdate, now float64) error {
+func (s *Store) recordModelUsage(ctx context.Context, tx backend.Tx, id string, u TokenUpdate, now float64) error {
 	r, err := s.q.SessionRoute(ctx, tx, id)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
 )
 
@@ -41,7 +42,7 @@ func (s *Store) UpdateSessionCwd(ctx context.Context, id string, w Workspace) (e
 		GitRepoRoot: nullable(pytext.Strip(w.GitRepoRoot)),
 		ID:          id,
 	}
-	return s.update(ctx, id, func(ctx context.Context, tx db.DBTX) (int64, error) {
+	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
 		return s.q.SessionSetCwd(ctx, tx, p)
 	})
 }
@@ -68,7 +69,7 @@ func (s *Store) BackfillRepoRoots(ctx context.Context, cwdToRoot map[string]stri
 	}
 	slices.Sort(cwds) // one order for every run
 	var changed int64
-	err = s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		changed = 0
 		for _, cwd := range cwds {
 			n, err := s.q.SessionBackfillRepoRoot(ctx, tx, db.SessionBackfillRepoRootParams{

@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/hermesstate/hermesstate/db"
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/dbtest"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
@@ -106,12 +107,12 @@ func TestWriteDoesNotRetryOtherErrors(t *testing.T) {
 	missing := "no-such-session"
 	for _, tt := range []struct {
 		name  string
-		fail  func(ctx context.Context, cancel context.CancelFunc, s *Store, tx db.DBTX) error
+		fail  func(ctx context.Context, cancel context.CancelFunc, s *Store, tx backend.Tx) error
 		check func(t *testing.T, err error)
 	}{
 		{
 			name: "ForeignKey",
-			fail: func(ctx context.Context, _ context.CancelFunc, s *Store, tx db.DBTX) error {
+			fail: func(ctx context.Context, _ context.CancelFunc, s *Store, tx backend.Tx) error {
 				_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: missing, Role: "user", Timestamp: sqlnum.RealOf(2)})
 				return err
 			},
@@ -124,7 +125,7 @@ func TestWriteDoesNotRetryOtherErrors(t *testing.T) {
 		},
 		{
 			name: "ContextCancelled",
-			fail: func(ctx context.Context, cancel context.CancelFunc, s *Store, tx db.DBTX) error {
+			fail: func(ctx context.Context, cancel context.CancelFunc, s *Store, tx backend.Tx) error {
 				cancel()
 				_, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: "s", Role: "user", Timestamp: sqlnum.RealOf(2)})
 				return err
@@ -144,7 +145,7 @@ func TestWriteDoesNotRetryOtherErrors(t *testing.T) {
 			defer cancel()
 			calls := 0
 			content := "written before the failure"
-			err := s.write(ctx, func(ctx context.Context, tx db.DBTX) error {
+			err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 				calls++
 				if _, err := s.q.MessageInsert(ctx, tx, db.MessageInsertParams{SessionID: "s", Role: "user", Content: &content, Timestamp: sqlnum.RealOf(1)}); err != nil {
 					return err
