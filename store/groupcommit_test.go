@@ -21,12 +21,6 @@ import (
 // errRefused is the Go error the test fns fail with.
 var errRefused = errors.New("refused by the test")
 
-// isForeignKey reports whether err is SQLite's FOREIGN KEY constraint error.
-func isForeignKey(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
-}
-
 // TestGroupCommitFailedWriteFailsOnlyItsCaller: seven writes queued behind
 // a held one share one transaction; three fail after writing (a Go error,
 // a FOREIGN KEY error from SQLite, a ctx cancelled half way) and one is

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/backend"
-	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 	"github.com/hermesstate/hermesstate/internal/transfer"
 )
@@ -423,7 +422,7 @@ func insertParams(id string, m NewMessage) (db.MessageInsertParams, int, error) 
 // unknown session to ErrSessionNotFound.
 func (s *Store) insertMessage(ctx context.Context, tx backend.Tx, p db.MessageInsertParams) (int64, error) {
 	id, err := s.q.MessageInsert(ctx, tx, p)
-	if sqlite.IsForeignKey(err) {
+	if isForeignKey(err) {
 		return 0, ErrSessionNotFound
 	}
 	return id, err

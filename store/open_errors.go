@@ -30,10 +30,19 @@ var (
 	// in a missing directory. Nothing is created.
 	ErrNoDirectory = dbpath.ErrNoDirectory
 
-	// ErrURL is returned by Open for a path that is a URL
-	// (postgres://host/db): this build has no backend for it. Nothing is
-	// created.
+	// ErrURL is returned by Open for a path that is a URL of a scheme
+	// other than postgres:// and postgresql:// (those open PostgreSQL).
+	// Nothing is created.
 	ErrURL = dbpath.ErrURL
+
+	// ErrInvalidURL is returned by Open for a postgres:// URL that pgx
+	// cannot parse.
+	ErrInvalidURL = errors.New("invalid PostgreSQL URL")
+
+	// ErrNotSupported is returned on PostgreSQL by the operations that
+	// only mean something for a SQLite file (Checkpoint, Pages, Backup:
+	// use pg_dump, …).
+	ErrNotSupported = errors.New("not supported on PostgreSQL")
 )
 
 // newerSchemaError is ErrNewerSchema for a file at version v; Open names

@@ -25,6 +25,9 @@ func read[T any](s *Store, ctx context.Context, fn func(context.Context, backend
 		return zero, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return pgReadTx(s, ctx, fn)
+	}
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
 		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
@@ -47,6 +50,9 @@ func readConn[T any](s *Store, ctx context.Context, fn func(context.Context, bac
 		return zero, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return pgReadTx(s, ctx, fn)
+	}
 	c, err := s.r.Conn(ctx)
 	if err != nil {
 		return zero, fmt.Errorf("begin: %w", sqlite.Classify(err))
@@ -85,6 +91,10 @@ func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, back
 		return zero, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		v, err := fn(ctx, backend.PostgresTx(s.pg))
+		return v, classify(err)
+	}
 	v, err := fn(ctx, backend.SQLiteTx(s.r))
 	return v, sqlite.Classify(err)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hermesstate/hermesstate/db"
 	"github.com/hermesstate/hermesstate/internal/backend"
-	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
@@ -77,7 +76,7 @@ func (s *Store) createSession(ctx context.Context, n NewSession) (bool, error) {
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		rows, err = s.q.SessionCreate(ctx, tx, db.SessionCreateParams(p))
-		if sqlite.IsForeignKey(err) {
+		if isForeignKey(err) {
 			return ErrParentNotFound
 		}
 		return err
@@ -121,7 +120,7 @@ func (s *Store) upsertSession(ctx context.Context, tx backend.Tx, p db.SessionUp
 		return false, err
 	}
 	err = s.q.SessionUpsert(ctx, tx, p)
-	if sqlite.IsForeignKey(err) {
+	if isForeignKey(err) {
 		return false, ErrParentNotFound
 	}
 	return !existed && err == nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Store is an open state database: one writer connection, used by every
@@ -21,13 +22,17 @@ import (
 // connections that read concurrently with it. A Store is safe for concurrent
 // use by many goroutines; several Stores and processes may share one file.
 type Store struct {
-	path  string
-	opts  Options
-	log   *slog.Logger
-	w     *sql.DB // the single writer connection
-	r     *sql.DB // read-only pool
-	q     backend.Queries
-	retry sqlite.Retry
+	path string
+	opts Options
+	log  *slog.Logger
+	w    *sql.DB // the single writer connection (SQLite)
+	r    *sql.DB // read-only pool (SQLite)
+	// pg is the pool of a store opened on PostgreSQL (nil on SQLite);
+	// pgReadOnly is Options.ReadOnly there.
+	pg         *pgxpool.Pool
+	pgReadOnly bool
+	q          backend.Queries
+	retry      sqlite.Retry
 
 	// mu is held shared by every call and exclusively by Close, so Close
 	// waits for calls in flight and every later call sees closed.
@@ -93,6 +98,9 @@ func Open(ctx context.Context, path string, opts *Options) (_ *Store, err error)
 		}
 	}
 	defer wrap(&err, "open "+path)
+	if explicit && IsPostgresURL(path) {
+		return openPostgres(ctx, path, o)
+	}
 	if explicit && dbpath.IsURL(path) {
 		return nil, ErrURL
 	}
@@ -257,6 +265,9 @@ func (s *Store) SchemaVersion(ctx context.Context) (_ int64, err error) {
 		return 0, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return pgSchemaVersion(ctx, s.pg)
+	}
 	return migrations.ReadVersion(ctx, s.r)
 }
 
@@ -275,6 +286,10 @@ func (s *Store) Close() (err error) {
 		return nil
 	}
 	s.closed = true
+	if s.pg != nil {
+		s.pg.Close()
+		return nil
+	}
 	if s.w == nil {
 		return s.r.Close()
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/hermesstate/hermesstate/fts"
 	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/pytext"
-	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
 
 // MaxTitleLength is the longest title, in code points after sanitising.
@@ -70,7 +69,7 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err erro
 			}
 		}
 		n, err := s.q.SessionSetTitle(ctx, tx, db.SessionSetTitleParams{Title: nullable(clean), ID: id})
-		if sqlite.IsUnique(err) {
+		if isUnique(err) {
 			// Unreachable while every writer checks first inside its write
 			// transaction; kept so a foreign writer cannot surface a raw
 			// constraint error.

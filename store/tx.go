@@ -91,6 +91,9 @@ func (s *Store) writeWith(ctx context.Context, fn writeFn, alone bool) error {
 		return err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return s.pgWrite(ctx, fn)
+	}
 	w, err := s.writer()
 	if err != nil {
 		return err

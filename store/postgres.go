@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hermesstate/hermesstate/internal/backend"
+	"github.com/hermesstate/hermesstate/internal/postgres"
+	"github.com/hermesstate/hermesstate/internal/sqlite"
+)
+
+// IsPostgresURL reports whether path is a PostgreSQL connection URL
+// (postgres:// or postgresql://), which Open opens on the PostgreSQL
+// engine instead of as a file.
+func IsPostgresURL(path string) bool {
+	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
+}
+
+// pgPoolSize is the pool's size for Options.ReadConnections: reads and
+// writes share the pool on PostgreSQL (the server serialises per row, not
+// per database), so it holds the reads' share and as many again for writes.
+func pgPoolSize(readConnections int) int32 { return int32(2*readConnections + 1) }
+
+// openPostgres is Open for a PostgreSQL URL: a pgx pool, the database's
+// checks (a UTF-8 ctype, which trigram search needs), then the migration
+// to version 21 (migrations/postgres), unless opts say otherwise.
+func openPostgres(ctx context.Context, dsn string, o Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	cfg.MaxConns = pgPoolSize(o.ReadConnections)
+	if o.ReadOnly {
+		// Every transaction of every connection is read-only on the
+		// server's side: a write cannot slip through even by mistake.
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, postgres.Classify(err)
+	}
+	s := &Store{
+		path: redact(dsn),
+		opts: o,
+		log:  o.Logger,
+		q:    backend.Postgres(),
+		pg:   pool,
+		retry: sqlite.Retry{
+			Attempts: o.WriteAttempts,
+			MinDelay: o.RetryMinDelay,
+			MaxDelay: o.RetryMaxDelay,
+		},
+		pgReadOnly: o.ReadOnly,
+	}
+	s.retry.OnRetry = func(int, error) { s.stats.retries.Add(1) }
+	if err := s.preparePostgres(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// redact returns dsn with its password replaced by xxxxx, for Path and
+// every message.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://…"
+	}
+	return u.Redacted()
+}
+
+// pgReadTx runs fn in one REPEATABLE READ, READ ONLY transaction on the
+// pool: every statement fn runs sees one snapshot, as a read transaction
+// on SQLite does. It is rolled back (it wrote nothing).
+func pgReadTx[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
+	var zero T
+	tx, err := s.pg.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return zero, fmt.Errorf("begin: %w", postgres.Classify(err))
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	v, err := fn(ctx, backend.PostgresTx(tx))
+	return v, classify(err)
+}
+
+// pgWrite is write on PostgreSQL: fn in one READ COMMITTED transaction,
+// run again on a serialization failure, a deadlock or a connection lost
+// before COMMIT (postgres.WriteTx), under the same attempts and delays as
+// SQLite's busy retries. There is no group commit: PostgreSQL commits
+// concurrent transactions side by side.
+func (s *Store) pgWrite(ctx context.Context, fn writeFn) error {
+	if s.pgReadOnly {
+		return errOpenedReadOnly
+	}
+	err := postgres.WriteTx(ctx, s.pg, s.retry, func(ctx context.Context, tx pgx.Tx) error {
+		return fn(ctx, backend.PostgresTx(tx))
+	})
+	if err != nil {
+		if errors.Is(err, ErrBusy) {
+			s.stats.busy.Add(1)
+		}
+		return err
+	}
+	s.countCommit(1)
+	return nil
+}
+
+// classify maps an engine's error to the store's sentinels: SQLite's by
+// extended code, PostgreSQL's by SQLSTATE (each leaves the other's
+// unchanged).
+func classify(err error) error {
+	return postgres.Classify(sqlite.Classify(err))
+}
+
+// isForeignKey reports whether err is a foreign-key failure on either
+// engine.
+func isForeignKey(err error) bool { return sqlite.IsForeignKey(err) || postgres.IsForeignKey(err) }
+
+// isUnique reports whether err is a uniqueness failure on either engine.
+func isUnique(err error) bool { return sqlite.IsUnique(err) || postgres.IsUnique(err) }
