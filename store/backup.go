@@ -68,6 +68,9 @@ const vacuumIntoSQL = "VACUUM INTO ?"
 // the file it concerns.
 func (s *Store) Backup(ctx context.Context, path string, opts BackupOptions) (err error) {
 	defer wrap(&err, "backup")
+	if s.pg != nil {
+		return errBackupOnPostgres
+	}
 	if s.ownFile(path) {
 		return fmt.Errorf("%s %w: it is the database's own file", path, ErrExists)
 	}

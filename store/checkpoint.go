@@ -72,6 +72,9 @@ func (s *Store) Checkpoint(ctx context.Context, mode CheckpointMode) (_ Checkpoi
 		return CheckpointResult{}, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return CheckpointResult{}, errNoWALOnPostgres
+	}
 	return s.checkpoint(ctx, mode)
 }
 

@@ -244,6 +244,9 @@ func (s *Store) eachExportID(ctx context.Context, q backend.Tx, opts ExportOptio
 // walkSessions streams the sessions of the export order to fn, each row
 // with its last activity.
 func (s *Store) walkSessions(ctx context.Context, tx backend.Tx, source string, fn func(db.Session, sqlnum.Real) error) error {
+	if tx.PG != nil {
+		return s.pgWalkSessions(ctx, tx, source, fn)
+	}
 	rows, err := tx.QueryContext(ctx, exportOrderSQL, nullable(source))
 	if err != nil {
 		return err

@@ -27,6 +27,9 @@ type orderCache struct {
 // exportOrder is fileOrder for q's snapshot, read again only when the
 // schema cookie moved since the last read.
 func (s *Store) exportOrder(ctx context.Context, q backend.Tx) (transfer.Order, error) {
+	if q.PG != nil {
+		return s.pgExportOrder(ctx, q)
+	}
 	var v int64
 	if err := q.QueryRowContext(ctx, schemaVersionSQL).Scan(&v); err != nil {
 		return transfer.Order{}, err

@@ -79,6 +79,9 @@ func (s *Store) vacuum(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return 0, s.pgVacuum(ctx)
+	}
 	w, err := s.writer()
 	if err != nil {
 		return 0, err

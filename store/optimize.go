@@ -44,6 +44,9 @@ func (s *Store) OptimizeFTS(ctx context.Context) (_ int, err error) {
 		return 0, err
 	}
 	defer s.release()
+	if s.pg != nil {
+		return 0, nil // GIN indexes have no segments to merge
+	}
 	return s.optimizeFTS(ctx)
 }
 

@@ -40,6 +40,9 @@ func (s *Store) Pages(ctx context.Context) (_ Pages, err error) {
 
 // pages is Pages.
 func (s *Store) pages(ctx context.Context) (Pages, error) {
+	if s.pg != nil {
+		return Pages{}, errNoPagesOnPostgres
+	}
 	return read(s, ctx, func(ctx context.Context, q backend.Tx) (Pages, error) {
 		var p Pages
 		err := q.QueryRowContext(ctx, pageSizeSQL).Scan(&p.Size)
