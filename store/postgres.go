@@ -90,6 +90,13 @@ func pgReadTx[T any](s *Store, ctx context.Context, fn func(context.Context, bac
 	return v, classify(err)
 }
 
+// pgBeginWriteSQL opens every write transaction on PostgreSQL, in one round
+// trip (the simple protocol runs both statements): READ COMMITTED, and the
+// shared form of advisory lock 7235102001, whose exclusive form
+// (backend.Locks.LockAll: prune, import, deletes of many sessions) waits
+// for every write in flight and holds off new ones.
+const pgBeginWriteSQL = "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(7235102001)"
+
 // pgWrite is write on PostgreSQL: fn in one READ COMMITTED transaction,
 // run again on a serialization failure, a deadlock or a connection lost
 // before COMMIT (postgres.WriteTx), under the same attempts and delays as
@@ -99,7 +106,7 @@ func (s *Store) pgWrite(ctx context.Context, fn writeFn) error {
 	if s.pgReadOnly {
 		return errOpenedReadOnly
 	}
-	err := postgres.WriteTx(ctx, s.pg, s.retry, func(ctx context.Context, tx pgx.Tx) error {
+	err := postgres.WriteTx(ctx, s.pg, s.retry, pgBeginWriteSQL, func(ctx context.Context, tx pgx.Tx) error {
 		return fn(ctx, backend.PostgresTx(tx))
 	})
 	if err != nil {

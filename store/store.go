@@ -31,7 +31,7 @@ type Store struct {
 	// pgReadOnly is Options.ReadOnly there.
 	pg         *pgxpool.Pool
 	pgReadOnly bool
-	q          backend.Queries
+	q          backend.Backend
 	retry      sqlite.Retry
 
 	// mu is held shared by every call and exclusively by Close, so Close

@@ -32,11 +32,11 @@ func SQLiteTx(c db.DBTX) Tx { return Tx{DBTX: c} }
 // transaction.
 func PostgresTx(c pgdb.DBTX) Tx { return Tx{PG: c} }
 
-// SQLite returns the SQLite implementation of Queries.
-func SQLite() Queries { return sqliteQueries{q: db.New()} }
+// SQLite returns the SQLite engine's Backend.
+func SQLite() Backend { return sqliteQueries{q: db.New()} }
 
-// Postgres returns the PostgreSQL implementation of Queries.
-func Postgres() Queries { return postgresQueries{q: pgdb.New()} }
+// Postgres returns the PostgreSQL engine's Backend.
+func Postgres() Backend { return postgresQueries{q: pgdb.New()} }
 
 // postgresQueries runs each query through pgdb's generated method on tx.PG,
 // converting params and rows.

@@ -25,6 +25,9 @@ type Beginner interface {
 }
 
 // WriteTx runs fn in one READ COMMITTED transaction on b and commits it.
+// begin, when not empty, is the text that opens the transaction instead
+// of BEGIN ISOLATION LEVEL READ COMMITTED (it must open one at that
+// level; it may take a lock in the same round trip).
 // When a statement or the COMMIT fails with a serialization failure, a
 // deadlock or a lock timeout (IsRetryable), or the connection is lost
 // before COMMIT was sent, the transaction is rolled back and fn runs
@@ -37,10 +40,10 @@ type Beginner interface {
 // Classify) when fn failed otherwise; an error matching sqlite.ErrBusy
 // when every attempt met contention; ErrCommitUnknown when the connection
 // was lost after COMMIT was sent; or ctx's error.
-func WriteTx(ctx context.Context, b Beginner, policy sqlite.Retry, fn func(ctx context.Context, tx pgx.Tx) error) error {
+func WriteTx(ctx context.Context, b Beginner, policy sqlite.Retry, begin string, fn func(ctx context.Context, tx pgx.Tx) error) error {
 	attempts := max(policy.Attempts, 1)
 	for attempt := 1; ; attempt++ {
-		err, outcome := writeOnce(ctx, b, fn)
+		err, outcome := writeOnce(ctx, b, begin, fn)
 		switch {
 		case err == nil:
 			return nil
@@ -73,8 +76,8 @@ const (
 // a statement (a network failure: pgx closes the connection on any error
 // that leaves the protocol out of step) is lost; the server then ends the
 // transaction itself.
-func writeOnce(ctx context.Context, b Beginner, fn func(ctx context.Context, tx pgx.Tx) error) (error, outcome) {
-	tx, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+func writeOnce(ctx context.Context, b Beginner, begin string, fn func(ctx context.Context, tx pgx.Tx) error) (error, outcome) {
+	tx, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, BeginQuery: begin})
 	if err != nil {
 		if pgconn.SafeToRetry(err) {
 			return fmt.Errorf("begin: %w", err), lost

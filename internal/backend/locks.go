@@ -1,0 +1,41 @@
+package backend
+
+import "context"
+
+// Locks serialises what SQLite's single writer serialises by itself. Every
+// method runs inside a write transaction and holds its lock until the
+// transaction ends; on SQLite each is a no-op (the transaction already
+// holds the database's one write lock).
+type Locks interface {
+	// LockSession makes the transaction the only writer of session id's
+	// messages and counters until it ends.
+	LockSession(ctx context.Context, tx Tx, id string) error
+	// LockTitles makes the transaction the only one allocating titles.
+	LockTitles(ctx context.Context, tx Tx) error
+	// LockAll waits for every other write transaction to end and holds
+	// off new ones until this one ends.
+	LockAll(ctx context.Context, tx Tx) error
+}
+
+// Backend is one engine's SQL-level operations: its queries and its locks.
+type Backend interface {
+	Queries
+	Locks
+}
+
+func (sqliteQueries) LockSession(context.Context, Tx, string) error { return nil }
+func (sqliteQueries) LockTitles(context.Context, Tx) error          { return nil }
+func (sqliteQueries) LockAll(context.Context, Tx) error             { return nil }
+
+func (p postgresQueries) LockSession(ctx context.Context, tx Tx, id string) error {
+	_, err := p.q.EngineLockSession(ctx, tx.PG, id)
+	return err
+}
+
+func (p postgresQueries) LockTitles(ctx context.Context, tx Tx) error {
+	return p.q.EngineLockTitles(ctx, tx.PG)
+}
+
+func (p postgresQueries) LockAll(ctx context.Context, tx Tx) error {
+	return p.q.EngineLockAll(ctx, tx.PG)
+}
