@@ -21,6 +21,9 @@ func (s *Store) SetSessionArchived(ctx context.Context, id string, archived bool
 	defer wrapOn(&err, "set archived of", id)
 	var n int64
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		var err error
 		n, err = s.setArchived(ctx, tx, id, archived)
 		return err
@@ -73,6 +76,9 @@ func (s *Store) ArchiveSessions(ctx context.Context, opts PruneOptions) (_ int, 
 	}
 	var n int
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		ids, err := s.pruneCandidates(ctx, tx, p, opts.IDs)
 		if err != nil {
 			return err

@@ -23,6 +23,9 @@ import (
 func (s *Store) ArchiveAndCompact(ctx context.Context, id string, msgs []NewMessage) (_ int, err error) {
 	defer wrapOn(&err, "compact", id)
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}

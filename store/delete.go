@@ -32,6 +32,9 @@ func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) (err 
 	defer wrapOn(&err, "delete session", id)
 	var deleted []string
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -60,6 +63,9 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir st
 	ids = unique(ids)
 	var deleted []string
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		for _, id := range ids {
 			if err := s.mustExist(ctx, tx, id); err != nil {
 				return fmt.Errorf("session %s: %w", quote(id), err)
@@ -96,6 +102,9 @@ func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessio
 	var deleted []string
 	var n int
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		var existing []string
 		for _, id := range ids {
 			ok, err := s.q.SessionExists(ctx, tx, id)
@@ -130,6 +139,9 @@ func (s *Store) DeleteSessionIfEmpty(ctx context.Context, id, sessionsDir string
 	defer wrapOn(&err, "delete session if empty", id)
 	var n int64
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -177,6 +189,9 @@ func (s *Store) DeleteEmptySessions(ctx context.Context, sessionsDir string) (_ 
 func (s *Store) deleteSelected(ctx context.Context, sessionsDir string, selectIDs func(context.Context, backend.Tx) ([]string, error)) (int, error) {
 	var ids []string
 	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		var err error
 		if ids, err = selectIDs(ctx, tx); err != nil {
 			return err

@@ -87,6 +87,9 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (_ i
 	}
 	var msgID int64
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		p.Timestamp = sqlnum.RealOf(s.now())
 		if m.Timestamp != nil {
 			p.Timestamp = sqlnum.RealOf(float64(*m.Timestamp))
@@ -138,6 +141,9 @@ func (s *Store) ReplaceActiveMessages(ctx context.Context, id string, msgs []New
 // replace is ReplaceMessages (activeOnly false) and ReplaceActiveMessages.
 func (s *Store) replace(ctx context.Context, id string, msgs []NewMessage, activeOnly bool) error {
 	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}

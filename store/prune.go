@@ -287,6 +287,9 @@ func (s *Store) FinalizeOrphanedCompressionSessions(ctx context.Context) (_ int6
 	now := s.now()
 	var n int64
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockAll(ctx, tx); err != nil {
+			return err
+		}
 		var err error
 		n, err = s.q.SessionFinalizeOrphanedCompression(ctx, tx, db.SessionFinalizeOrphanedCompressionParams{
 			Now: now, Cutoff: now - orphanedCompressionAge.Seconds()})

@@ -58,6 +58,9 @@ func (s *Store) RewindToMessage(ctx context.Context, id string, target int64) (_
 	defer wrapOn(&err, "rewind", id)
 	var res RewindResult
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		res = RewindResult{}
 		row, err := s.q.MessageInSession(ctx, tx, db.MessageInSessionParams{ID: target, SessionID: id})
 		switch {
@@ -101,6 +104,9 @@ func (s *Store) RestoreRewound(ctx context.Context, id string, since int64) (_ i
 	defer wrapOn(&err, "restore rewound messages of", id)
 	var n int64
 	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		var err error
 		n, err = s.q.MessageRestoreFrom(ctx, tx, db.MessageRestoreFromParams{SessionID: id, ID: since})
 		return err

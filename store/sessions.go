@@ -228,6 +228,9 @@ func (s *Store) UpdateSystemPrompt(ctx context.Context, id, prompt string) (err 
 // success.
 func (s *Store) update(ctx context.Context, id string, fn func(context.Context, backend.Tx) (int64, error)) error {
 	return s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+		if err := s.q.LockSession(ctx, tx, id); err != nil {
+			return err
+		}
 		n, err := fn(ctx, tx)
 		if err != nil || n > 0 {
 			return err

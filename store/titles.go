@@ -53,6 +53,9 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) (err erro
 		return err
 	}
 	return s.update(ctx, id, func(ctx context.Context, tx backend.Tx) (int64, error) {
+		if err := s.q.LockTitles(ctx, tx); err != nil {
+			return 0, err
+		}
 		if clean != "" {
 			owner, err := s.q.SessionTitleOwner(ctx, tx, db.SessionTitleOwnerParams{Title: &clean, ID: id})
 			switch {
