@@ -97,13 +97,15 @@ type fileSession struct {
 	Contents []string
 }
 
-// readSessions returns every session in the file as a fileSession, and the
+// readSessions returns every session in the database as a fileSession, and the
 // id of every message by its content. A content found twice (a message
 // written twice) fails the test: every workload writes unique contents.
+// The SQL is PostgreSQL's too (postgres_test.go reads through pgx's
+// database/sql driver).
 func readSessions(t *testing.T, q dbtest.Queryer) (map[string]fileSession, map[string]int64) {
 	t.Helper()
 	got := map[string]fileSession{}
-	for _, r := range dbtest.Rows(t, q, `SELECT id, ended_at IS NOT NULL, COALESCE(title, ''), COALESCE(input_tokens, 0),
+	for _, r := range dbtest.Rows(t, q, `SELECT id, CASE WHEN ended_at IS NOT NULL THEN 1 ELSE 0 END, COALESCE(title, ''), COALESCE(input_tokens, 0),
 		COALESCE(output_tokens, 0), COALESCE(message_count, 0), COALESCE(tool_call_count, 0) FROM sessions`) {
 		got[r[0].(string)] = fileSession{Ended: r[1].(int64) == 1, Title: r[2].(string), InputTokens: r[3].(int64),
 			OutputTokens: r[4].(int64), MessageCount: r[5].(int64), ToolCallCount: r[6].(int64), Contents: []string{}}

@@ -32,16 +32,32 @@ import (
 // must match the stores' own counters.
 func TestManyWritersManyProcesses(t *testing.T) {
 	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.db")
+	runManyWriters(t, path, func(t *testing.T) (map[string]fileSession, map[string]int64) {
+		q := openPlain(t, path)
+		checkCurrent(t, q)
+		if v := checkSchemaIsVersion(t, q); v != 21 {
+			t.Errorf("schema version %d, want 21", v)
+		}
+		return readSessions(t, q)
+	})
+}
+
+// runManyWriters is TestManyWritersManyProcesses on the database at target
+// (a file, or a PostgreSQL URL): the writer processes run their mix on it,
+// then read, which checks the engine's own invariants, returns what the
+// database holds for the comparison with the replay of the logs.
+func runManyWriters(t *testing.T, target string, read func(t *testing.T) (map[string]fileSession, map[string]int64)) {
+	t.Helper()
 	const procs, goroutines = 4, 4
 	duration := pick(10*time.Second, 4*time.Minute)
 	ctx := context.Background()
 	rng := testRand(t)
-	dir := t.TempDir()
-	path, logs := filepath.Join(dir, "state.db"), filepath.Join(dir, "logs")
+	logs := filepath.Join(t.TempDir(), "logs")
 	if err := os.Mkdir(logs, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(ctx, path, nil) // the writers find a v21 file
+	s, err := store.Open(ctx, target, nil) // the writers find a v21 database
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +67,7 @@ func TestManyWritersManyProcesses(t *testing.T) {
 
 	children := make([]*child, procs)
 	for p := range children {
-		children[p] = startChild(t, "writer", "RELIABILITY_DB="+path, "RELIABILITY_LOGS="+logs,
+		children[p] = startChild(t, "writer", "RELIABILITY_DB="+target, "RELIABILITY_LOGS="+logs,
 			"RELIABILITY_PROC="+strconv.Itoa(p), "RELIABILITY_GOROUTINES="+strconv.Itoa(goroutines),
 			"RELIABILITY_DURATION="+duration.String(), "RELIABILITY_SEED="+strconv.FormatUint(rng.Uint64(), 10))
 	}
@@ -76,17 +92,12 @@ func TestManyWritersManyProcesses(t *testing.T) {
 	}
 
 	r := replayLogs(t, logs, procs, goroutines)
-	q := openPlain(t, path)
-	checkCurrent(t, q)
-	if v := checkSchemaIsVersion(t, q); v != 21 {
-		t.Errorf("schema version %d, want 21", v)
-	}
-	got, ids := readSessions(t, q)
+	got, ids := read(t)
 	if diff := cmp.Diff(r.want, got); diff != "" {
 		if len(diff) > 20000 {
 			diff = diff[:20000] + "\n…"
 		}
-		t.Errorf("the file differs from the replay of the acknowledged writes (-want +got):\n%s", diff)
+		t.Errorf("the database differs from the replay of the acknowledged writes (-want +got):\n%s", diff)
 	}
 	for content, id := range r.appended {
 		if got, ok := ids[content]; ok && got != id {
@@ -95,7 +106,7 @@ func TestManyWritersManyProcesses(t *testing.T) {
 	}
 	for _, content := range r.failed {
 		if id, ok := ids[content]; ok {
-			t.Errorf("message %q of a failed write is in the file (id %d)", content, id)
+			t.Errorf("message %q of a failed write is in the database (id %d)", content, id)
 		}
 	}
 	// Every committed write was acknowledged and logged, and every busy
@@ -108,7 +119,7 @@ func TestManyWritersManyProcesses(t *testing.T) {
 	lat := r.latencies
 	slices.Sort(lat)
 	t.Logf("%d processes × %d goroutines for %v: %d writes acknowledged (%.0f writes/s), %d failed busy, %d reads; "+
-		"write latency p50 %v, p99 %v, max %v; %d retries, %d periodic checkpoints; %d sessions, %d messages in the file; writes by kind %v",
+		"write latency p50 %v, p99 %v, max %v; %d retries, %d periodic checkpoints; %d sessions, %d messages in the database; writes by kind %v",
 		procs, goroutines, duration, r.acked, float64(r.acked)/duration.Seconds(), r.busy, r.reads,
 		percentile(lat, 50), percentile(lat, 99), percentile(lat, 100), stats.Retries, stats.Checkpoints,
 		len(got), len(ids), r.kinds)
