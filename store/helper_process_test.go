@@ -48,6 +48,8 @@ func runHelper(name string) int {
 		return runLockProbe(ctx, os.Getenv("HERMESSTATE_DB"))
 	case "tables":
 		return runTablesHelper(ctx, os.Getenv("HERMESSTATE_DB"), os.Getenv("HERMESSTATE_HOLDER"))
+	case "engine-writer":
+		return runEngineWriter(ctx)
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2
@@ -134,7 +136,7 @@ func (h *helperProcess) finish(t *testing.T) {
 }
 
 // startHelper runs this test binary as helper name with env added.
-func startHelper(t *testing.T, name string, env ...string) *helperProcess {
+func startHelper(t testing.TB, name string, env ...string) *helperProcess {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), append([]string{"HERMESSTATE_HELPER=" + name}, env...)...)

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermesstate/hermesstate/internal/pgtest"
+)
+
+// engineWriters is how many processes BenchmarkEnginesConcurrentWriters
+// runs on each engine, each appending to a session of its own.
+const engineWriters = 4
+
+// runEngineWriter is the helper "engine-writer": it opens the store at
+// HERMESSTATE_DB, says "ready", waits for "go", appends HERMESSTATE_ROWS
+// messages to session HERMESSTATE_SESSION through AppendMessage (durable:
+// synchronous FULL on SQLite, the server's default synchronous_commit on
+// PostgreSQL), and prints each append's latency in nanoseconds on one
+// line.
+func runEngineWriter(ctx context.Context) int {
+	rows, _ := strconv.Atoi(os.Getenv("HERMESSTATE_ROWS"))
+	session := os.Getenv("HERMESSTATE_SESSION")
+	s, err := Open(ctx, os.Getenv("HERMESSTATE_DB"), nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer s.Close()
+	fmt.Println("ready")
+	var cmd string
+	if _, err := fmt.Scanln(&cmd); err != nil || cmd != "go" {
+		fmt.Fprintln(os.Stderr, "want go, got", cmd, err)
+		return 1
+	}
+	lat := make([]string, rows)
+	for i := range rows {
+		content := fmt.Sprintf("%s message %d about deploying the docker service", session, i)
+		start := time.Now()
+		if _, err := s.AppendMessage(ctx, session, NewMessage{Role: "user", Content: &content}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		lat[i] = strconv.FormatInt(int64(time.Since(start)), 10)
+	}
+	fmt.Println(strings.Join(lat, " "))
+	return 0
+}
+
+// writersRun is one engine's round: wall time and every append's latency.
+type writersRun struct {
+	wall time.Duration
+	lat  []time.Duration
+}
+
+// runWriters starts engineWriter processes on target, each with its own
+// session, lets them go at once and waits for all.
+func runWriters(b *testing.B, target string, round, rows int) writersRun {
+	b.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, target, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var helpers []*helperProcess
+	for w := range engineWriters {
+		id := fmt.Sprintf("w%d-r%d", w, round)
+		if _, err := s.CreateSession(ctx, NewSession{ID: id, Source: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		helpers = append(helpers, startHelper(b, "engine-writer", "HERMESSTATE_DB="+target,
+			"HERMESSTATE_SESSION="+id, "HERMESSTATE_ROWS="+strconv.Itoa(rows)))
+	}
+	s.Close()
+	for _, h := range helpers {
+		if line := <-h.lines; line != "ready" {
+			b.Fatalf("writer said %q, want ready", line)
+		}
+	}
+	start := time.Now()
+	for _, h := range helpers {
+		fmt.Fprintln(h.in, "go")
+	}
+	var run writersRun
+	for _, h := range helpers {
+		line, ok := <-h.lines
+		if !ok {
+			b.Fatal("a writer exited without its latencies")
+		}
+		for _, f := range strings.Fields(line) {
+			n, _ := strconv.ParseInt(f, 10, 64)
+			run.lat = append(run.lat, time.Duration(n))
+		}
+	}
+	run.wall = time.Since(start)
+	for _, h := range helpers {
+		h.in.Close()
+		if err := h.cmd.Wait(); err != nil {
+			b.Fatalf("writer: %v", err)
+		}
+	}
+	if len(run.lat) != engineWriters*rows {
+		b.Fatalf("%d latencies, want %d", len(run.lat), engineWriters*rows)
+	}
+	return run
+}
+
+// BenchmarkEnginesConcurrentWriters runs 4 processes, each appending to a
+// session of its own, on a SQLite file and on a PostgreSQL database, in
+// alternating rounds, and reports each engine's appends per second, the p50
+// and p99 latency of one append, and pg/sqlite, PostgreSQL's throughput
+// over SQLite's (above 1: PostgreSQL is faster). SQLite serialises the
+// four processes on its one write lock (group commit works within a
+// process only); PostgreSQL commits them side by side. Both are durable
+// per append at their defaults (SQLite synchronous=FULL; PostgreSQL
+// synchronous_commit=on, whatever fsync the server runs with: CI's server
+// runs with fsync off, so there the figure says what the engine costs, not
+// the disk).
+func BenchmarkEnginesConcurrentWriters(b *testing.B) {
+	dsn := pgtest.NewDatabase(b)
+	file := filepath.Join(b.TempDir(), "state.db")
+	rows := max(b.N, 10)
+	var sq, pg writersRun
+	for round := range 2 {
+		for _, e := range []struct {
+			target string
+			into   *writersRun
+		}{{file, &sq}, {dsn, &pg}} {
+			r := runWriters(b, e.target, round, rows)
+			e.into.wall += r.wall
+			e.into.lat = append(e.into.lat, r.lat...)
+		}
+	}
+	total := float64(2 * engineWriters * rows)
+	sqRate, pgRate := total/sq.wall.Seconds(), total/pg.wall.Seconds()
+	slices.Sort(sq.lat)
+	slices.Sort(pg.lat)
+	b.ReportMetric(sqRate, "sqlite-appends/s")
+	b.ReportMetric(pgRate, "pg-appends/s")
+	b.ReportMetric(pgRate/sqRate, "pg/sqlite")
+	b.ReportMetric(micros(percentileOf(sq.lat, 50)), "sqlite-p50-us")
+	b.ReportMetric(micros(percentileOf(sq.lat, 99)), "sqlite-p99-us")
+	b.ReportMetric(micros(percentileOf(pg.lat, 50)), "pg-p50-us")
+	b.ReportMetric(micros(percentileOf(pg.lat, 99)), "pg-p99-us")
+}
