@@ -159,7 +159,7 @@ func TestOpenExplicitPath(t *testing.T) {
 	}
 
 	cwd := dirNames(t, ".")
-	for _, url := range []string{"postgres://host/db", "postgresql://u@h:5432/hermes?sslmode=disable", "file://" + filepath.Join(root, "state.db")} {
+	for _, url := range []string{"mysql://host/db", "sqlite://u@h/hermes", "file://" + filepath.Join(root, "state.db")} {
 		for _, opts := range []*Options{nil, {ReadOnly: true}} {
 			_, err := Open(ctx, url, opts)
 			if want := "store: open " + url + ": " + ErrURL.Error(); !errors.Is(err, ErrURL) || err.Error() != want {

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hermesstate/hermesstate/internal/backend"
+	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/postgres"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 )
@@ -18,9 +18,7 @@ import (
 // IsPostgresURL reports whether path is a PostgreSQL connection URL
 // (postgres:// or postgresql://), which Open opens on the PostgreSQL
 // engine instead of as a file.
-func IsPostgresURL(path string) bool {
-	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
-}
+func IsPostgresURL(path string) bool { return dbpath.IsPostgresURL(path) }
 
 // pgPoolSize is the pool's size for Options.ReadConnections: reads and
 // writes share the pool on PostgreSQL (the server serialises per row, not

@@ -108,7 +108,8 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // DatabasePath returns the database file a command works on: the -db flag's
 // value when given, else the default location ($HERMES_HOME/state.db, else
-// ~/.hermes/state.db). A -db value that is a URL is a UsageError (exit 2);
+// ~/.hermes/state.db). A -db value that is a PostgreSQL URL is returned as
+// it is; any other URL is a UsageError (exit 2);
 // one whose directory does not exist fails with "no such directory: DIR"
 // (exit 1), so that no command ever creates a database the user did not
 // ask for. Only the default location's directories may be created, by the
@@ -116,6 +117,9 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 func DatabasePath(flagValue string) (string, error) {
 	if flagValue == "" {
 		return dbpath.Default()
+	}
+	if dbpath.IsPostgresURL(flagValue) {
+		return flagValue, nil
 	}
 	if dbpath.IsURL(flagValue) {
 		return "", Usagef("-db %s: %v", flagValue, dbpath.ErrURL)

@@ -118,7 +118,12 @@ func TestDatabasePath(t *testing.T) {
 		t.Errorf("DatabasePath in a missing directory: %v", err)
 	}
 	var u UsageError
-	if _, err := DatabasePath("postgres://host/db"); !errors.As(err, &u) || u.Msg != "-db postgres://host/db: "+dbpath.ErrURL.Error() {
+	if _, err := DatabasePath("mysql://host/db"); !errors.As(err, &u) || u.Msg != "-db mysql://host/db: "+dbpath.ErrURL.Error() {
 		t.Errorf("DatabasePath of a URL: %v, want a UsageError", err)
+	}
+	for _, url := range []string{"postgres://u@h:5432/hermes?sslmode=disable", "postgresql://h/db"} {
+		if got, err := DatabasePath(url); err != nil || got != url {
+			t.Errorf("DatabasePath(%q) = %q, %v; want it as given (the PostgreSQL engine)", url, got, err)
+		}
 	}
 }

@@ -31,9 +31,9 @@ var (
 	ErrNoDirectory = errors.New("no such directory")
 
 	// ErrURL is returned for a database argument that is a URL (scheme://…)
-	// rather than a file path: this build stores the state in a SQLite file
-	// only. Nothing is created.
-	ErrURL = errors.New("is a URL, not a file path: this build stores the state database in a SQLite file and has no backend for URLs")
+	// of a scheme other than PostgreSQL's (IsPostgresURL): the state lives
+	// in a SQLite file or a PostgreSQL database only. Nothing is created.
+	ErrURL = errors.New("is a URL with no backend: give a SQLite file path or a postgres:// URL")
 )
 
 // Default returns where the original keeps the state database:
@@ -58,8 +58,14 @@ var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 // IsURL reports whether s looks like a URL (scheme://…) rather than a path.
 func IsURL(s string) bool { return urlScheme.MatchString(s) }
 
+// IsPostgresURL reports whether s is a PostgreSQL connection URL
+// (postgres:// or postgresql://, as libpq and pgx take them).
+func IsPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
 // CheckExplicit vets a path the user gave: an error matching [ErrURL] for a
-// URL, one matching [ErrNoDirectory] ("no such directory: DIR") when its
+// URL (a PostgreSQL one too: the caller tells those apart first), one matching [ErrNoDirectory] ("no such directory: DIR") when its
 // directory does not exist, nil otherwise. It creates nothing.
 func CheckExplicit(path string) error {
 	if IsURL(path) {

@@ -25,6 +25,18 @@ func TestDefault(t *testing.T) {
 	}
 }
 
+func TestIsPostgresURL(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"postgres://host/db": true, "postgresql://u:p@h:5432/d?sslmode=disable": true, "postgres:": false,
+		"mysql://host/db": false, "file:///tmp/x.db": false, "state.db": false, "POSTGRES://h/d": false, "": false,
+	} {
+		if got := IsPostgresURL(s); got != want {
+			t.Errorf("IsPostgresURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 func TestIsURL(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string]bool{
