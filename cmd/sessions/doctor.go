@@ -86,6 +86,9 @@ type doctorJSON struct {
 func staleTemps(e *env, fix bool, r *doctorJSON) error {
 	dir := filepath.Dir(e.path)
 	r.StaleTemps, r.RemovedTemps = []string{}, []string{}
+	if store.IsPostgresURL(e.path) {
+		return nil // a PostgreSQL database has no directory to leave files in
+	}
 	if fix {
 		removed, err := publish.RemoveStale(dir)
 		r.RemovedTemps = append(r.RemovedTemps, removed...)

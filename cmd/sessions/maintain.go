@@ -118,8 +118,17 @@ func yesFlags(fs *flag.FlagSet, yes *bool) {
 // sessionsDir is where Hermes keeps the transcript files of the sessions
 // in the database at e.path: the sessions directory beside it
 // ($HERMES_HOME/sessions for $HERMES_HOME/state.db).
+//
+// For a PostgreSQL database, which is beside no directory, it is the
+// default location's: $HERMES_HOME/sessions, else ~/.hermes/sessions.
 func sessionsDir(e *env) string {
-	return filepath.Join(filepath.Dir(e.path), "sessions")
+	path := e.path
+	if store.IsPostgresURL(path) {
+		if def, err := store.DefaultPath(); err == nil {
+			path = def
+		}
+	}
+	return filepath.Join(filepath.Dir(path), "sessions")
 }
 
 // vacuumCommand is "sessions vacuum": the original's vacuum.
@@ -151,6 +160,11 @@ var vacuumCommand = command{
 			}
 			if e.json {
 				return writeJSON(e.stdout, res)
+			}
+			if store.IsPostgresURL(e.path) {
+				// No file to measure: the server's VACUUM (ANALYZE) ran.
+				_, err = fmt.Fprintf(e.stdout, "%s: vacuumed and analyzed\n", e.path)
+				return err
 			}
 			_, err = fmt.Fprintf(e.stdout, "%s: %s bytes before, %s after\n", e.path, formatInt(res.BytesBefore), formatInt(res.BytesAfter))
 			return err

@@ -23,7 +23,11 @@ var errNoDatabase = errors.New("no database")
 // store.ErrNewerSchema's message, untouched.
 func openExisting(ctx context.Context, e *env, readOnly bool) (*store.Store, error) {
 	// Stat first for the writing commands too: store.Open would create the
-	// file.
+	// file. (A PostgreSQL database is the server's: Open reports one that
+	// is missing.)
+	if store.IsPostgresURL(e.path) {
+		return openStore(ctx, e.path, &store.Options{ReadOnly: readOnly})
+	}
 	if _, err := os.Stat(e.path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s", errNoDatabase, e.path)
 	}

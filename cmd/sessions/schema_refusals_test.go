@@ -150,9 +150,9 @@ func TestDatabaseArgument(t *testing.T) {
 	}
 	cwd := dbtest.DirNames(t, wd)
 	failure(t, 2, []string{
-		"sessions: list: -db postgres://host/db: is a URL, not a file path: this build stores the state database in a SQLite file and has no backend for URLs",
+		"sessions: list: -db mysql://host/db: is a URL with no backend: give a SQLite file path or a postgres:// URL",
 		"usage: sessions list [-db PATH] [--json] [--source S] [--exclude-source S]... [--limit N] [--offset N] [--all] [--archived] (-h for help)",
-	}, "-db", "postgres://host/db", "list")
+	}, "-db", "mysql://host/db", "list")
 	if diff := cmp.Diff([]string{}, dbtest.DirNames(t, root)); diff != "" {
 		t.Errorf("created (-want +got):\n%s", diff)
 	}
