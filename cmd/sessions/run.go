@@ -76,6 +76,7 @@ var commands = []command{
 	lineageCommand,
 	exportCommand,
 	importCommand,
+	copyCommand,
 	pruneCommand,
 	deleteCommand,
 	archiveCommand,
