@@ -44,7 +44,7 @@ func Migrated(t testing.TB) string {
 	if template.err != nil {
 		t.Fatalf("pgtest: migrated template database: %v", template.err)
 	}
-	return createDatabase(t, server, template.name)
+	return createDatabase(t, server, template.name, "UTF8", "C.UTF-8")
 }
 
 // ensureTemplate returns the name of the migrated template database on

@@ -59,12 +59,21 @@ func unavailable(t testing.TB, why string) {
 // when the test ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	return createDatabase(t, ServerDSN(t), "template0")
+	return createDatabase(t, ServerDSN(t), "template0", "UTF8", "C.UTF-8")
+}
+
+// NewDatabaseLocale is [NewDatabase] with another encoding and locale
+// (LC_CTYPE and LC_COLLATE), for the tests of databases the store must
+// refuse, e.g. ("UTF8", "C") or ("SQL_ASCII", "C"). Both are the test's
+// own constants, put into the statement as they are.
+func NewDatabaseLocale(t testing.TB, encoding, locale string) string {
+	t.Helper()
+	return createDatabase(t, ServerDSN(t), "template0", encoding, locale)
 }
 
 // createDatabase creates a database of the test's own from template and
 // returns its URL; it is dropped when the test ends.
-func createDatabase(t testing.TB, server, template string) string {
+func createDatabase(t testing.TB, server, template, encoding, locale string) string {
 	t.Helper()
 	name := randomName("hermestest_")
 	ctx := context.Background()
@@ -73,9 +82,9 @@ func createDatabase(t testing.TB, server, template string) string {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	// Hand-written: CREATE DATABASE takes no parameters; both names are
-	// ours (template0, or Migrated's template).
-	if _, err := c.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template+" ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'"); err != nil {
+	// Hand-written: CREATE DATABASE takes no parameters; the names and
+	// the locale are ours (template0, or Migrated's template).
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template+" ENCODING '"+encoding+"' LC_CTYPE '"+locale+"' LC_COLLATE '"+locale+"'"); err != nil {
 		t.Fatalf("create database: %v", err)
 	}
 	t.Cleanup(func() {

@@ -132,7 +132,8 @@ func Names() []string {
 // the migrations, the others wait for it and find nothing to do. It fails
 // with an error matching [migrations.ErrNewerSchema] for a database above
 // Latest, [migrations.ErrInvalidVersion] for one at a version PostgreSQL's
-// migrations never write, or the failing statement's error (a
+// migrations never write, [ErrNotUTF8] for a database whose encoding or
+// ctype is not UTF-8 (see [CheckUTF8]), or the failing statement's error (a
 // *pgconn.PgError inside), and then nothing was written.
 func (m *Migrator) Up(ctx context.Context) (migrations.UpResult, error) {
 	return m.UpTo(ctx, Latest)
@@ -157,6 +158,13 @@ func (m *Migrator) UpTo(ctx context.Context, version int64) (migrations.UpResult
 	// Nothing embedded above from up to version (below 21 there is no
 	// migration at all): no lock, no write.
 	if err := m.checkVersion(from); err != nil || m.store.belowOrAt(version) <= from {
+		return out, err
+	}
+	var enc, ctype string
+	if err := m.db.QueryRowContext(ctx, sqlDatabaseCtype).Scan(&enc, &ctype); err != nil {
+		return out, err
+	}
+	if err := utf8Ctype(enc, ctype); err != nil {
 		return out, err
 	}
 	start := time.Now()
