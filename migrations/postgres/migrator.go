@@ -242,6 +242,21 @@ func (m *Migrator) downTo(ctx context.Context, version int64) ([]migrations.Resu
 	return results(res, err), m.wrap("down", err)
 }
 
+// Redo rolls back the latest applied migration and applies it again, in two
+// transactions (as on SQLite), and has no dry run. It returns
+// [migrations.ErrNoChange] at version 0.
+func (m *Migrator) Redo(ctx context.Context) (migrations.Result, migrations.UpResult, error) {
+	if m.opts.DryRun {
+		return migrations.Result{}, migrations.UpResult{}, errors.New("pgmigrations: redo has no dry run")
+	}
+	down, err := m.Down(ctx)
+	if err != nil {
+		return migrations.Result{}, migrations.UpResult{}, err
+	}
+	up, err := m.UpTo(ctx, down.Version)
+	return down, up, err
+}
+
 // arm sets the session the next provider call's lock will run.
 func (m *Migrator) arm(prepare func(ctx context.Context, conn *sql.Conn) error) {
 	m.store.mu.Lock()

@@ -178,6 +178,40 @@ func TestUpDownUp(t *testing.T) {
 	}
 }
 
+func TestRedo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t, pgtest.Migrated(t))
+	if _, err := db.Exec("INSERT INTO state_meta (key, value) VALUES ('k', 'v')"); err != nil {
+		t.Fatal(err)
+	}
+	m := newMigrator(t, db, nil)
+	down, up, err := m.Redo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(migrations.Result{Version: 21, Name: file21, Direction: "down"}, down, ignoreDurations); diff != "" {
+		t.Fatalf("Redo's down (-want +got):\n%s", diff)
+	}
+	want := migrations.UpResult{From: 0, To: 21, Migrations: []migrations.Result{{Version: 21, Name: file21, Direction: "up"}}}
+	if diff := cmp.Diff(want, up, ignoreDurations, ignoreUpDuration); diff != "" {
+		t.Fatalf("Redo's up (-want +got):\n%s", diff)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM state_meta").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("state_meta after Redo: %d rows (%v), want 0", n, err)
+	}
+	if _, _, err := newMigrator(t, db, &pgmigrations.Options{DryRun: true}).Redo(ctx); err == nil {
+		t.Fatal("a dry Redo did not fail")
+	}
+	if _, err := m.Down(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Redo(ctx); !errors.Is(err, migrations.ErrNoChange) {
+		t.Fatalf("Redo at 0: %v, want ErrNoChange", err)
+	}
+}
+
 func TestStatuses(t *testing.T) {
 	if diff := cmp.Diff([]string{file21}, pgmigrations.Names()); diff != "" {
 		t.Fatalf("Names (-want +got):\n%s", diff)
