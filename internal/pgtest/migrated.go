@@ -50,7 +50,7 @@ func Migrated(t testing.TB) string {
 // ensureTemplate returns the name of the migrated template database on
 // server, building it when missing. Several processes may build it at once:
 // each builds its own under a random name and renames it to the shared one;
-// a rename that loses (42P04, duplicate_database) drops its copy. Nobody
+// a rename that loses (42P04 or 23505) drops its copy. Nobody
 // ever connects to the shared one, which CREATE DATABASE … TEMPLATE needs.
 func ensureTemplate(server string) (string, error) {
 	h := sha256.New()
@@ -91,7 +91,9 @@ func ensureTemplate(server string) (string, error) {
 	}
 	_, err = c.Exec(ctx, "ALTER DATABASE "+build+" RENAME TO "+name)
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" {
+	// 42P04 when the other rename committed before this one began, 23505
+	// (pg_database's unique name index) when both were under way.
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505") {
 		drop() // another process got there first: use its template
 		return name, nil
 	}
