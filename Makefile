@@ -11,8 +11,11 @@ SQLC  := go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
 BENCH_DIR   ?= $(or $(TMPDIR),/tmp)/hermesstate-bench
 BENCH_SEED  ?= 1
 BENCH_SIZES ?= 100k,1m
+# make pg-up's server for the PostgreSQL tests (scripts/pg.sh, as .ci/run).
+PG_DIR  ?= $(or $(TMPDIR),/tmp)/hermesstate-pg
+PG_PORT ?= 54330
 
-.PHONY: help build generate verify test bench bench-corpus bench-report stress vet fmt tidy
+.PHONY: help build generate verify test bench bench-corpus bench-report stress vet fmt tidy pg-up pg-down
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -47,6 +50,12 @@ bench-corpus: ## build the seeded v21 benchmark corpora (BENCH_SIZES=100k,1m mes
 
 bench-report: bench-corpus ## Markdown table of search, list, replay, export and append on each corpus side by side (HERMES_SRC=hermes-agent checkout adds the original); also in BENCH_DIR/report.md
 	go run -tags $(TAGS) ./internal/cmd/benchreport -dir $(BENCH_DIR) -seed $(BENCH_SEED) -sizes $(BENCH_SIZES) -o $(BENCH_DIR)/report.md
+
+pg-up: ## start a throwaway PostgreSQL for the tests in PG_DIR on 127.0.0.1:PG_PORT (54330) and print the export HERMESSTATE_TEST_PG=... line
+	@scripts/pg.sh up $(PG_DIR) $(PG_PORT)
+
+pg-down: ## stop make pg-up's server and remove PG_DIR
+	@scripts/pg.sh down $(PG_DIR)
 
 vet: ## go vet
 	go vet -tags $(TAGS) ./...

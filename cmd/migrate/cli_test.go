@@ -446,11 +446,12 @@ func TestFailures(t *testing.T) {
 
 	t.Run("URL", func(t *testing.T) {
 		t.Parallel()
-		// What once made a directory named "postgres:" and a SQLite file in
-		// it: a usage error now.
+		// What once made a directory named "mysql:" and a SQLite file in
+		// it: a usage error now. (postgres:// selects PostgreSQL:
+		// postgres_test.go.)
 		dir := t.TempDir()
-		r := runBinIn(t, dir, migrateBin, "-db", "postgres://host/db", "up")
-		want := "migrate: -db postgres://host/db: " + dbpath.ErrURL.Error() + "\n" + usageLine + "\n"
+		r := runBinIn(t, dir, migrateBin, "-db", "mysql://host/db", "up")
+		want := "migrate: -db mysql://host/db: " + dbpath.ErrURL.Error() + "\n" + usageLine + "\n"
 		if r.code != 2 || r.stdout != "" || r.stderr != want {
 			t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", r.code, r.stdout, r.stderr, want)
 		}

@@ -19,8 +19,8 @@
 // The database is PATH, else $HERMES_HOME/state.db when HERMES_HOME is set,
 // else ~/.hermes/state.db. Only the default location's directories are
 // created (0700); a PATH in a directory that does not exist fails with "no
-// such directory: DIR", and a PATH that is a URL (postgres://…) is a usage
-// error: nothing is created. When up creates the file it says so first
+// such directory: DIR", and a PATH that is any other URL (mysql://…) is a
+// usage error: nothing is created. When up creates the file it says so first
 // ("created new database PATH"). The file is opened exactly as the store
 // opens it (WAL, foreign keys, busy timeout, synchronous=FULL). -dry-run
 // (up, up-to, down, down-to) runs the migrations in a transaction that is
@@ -37,6 +37,16 @@
 // so and exits 0 (a rolled-back deploy does not fail), up-to, down, down-to
 // and redo fail, status and version report it. (Upstream opens such a file
 // and writes to it; this build refuses it, on purpose.)
+//
+// PATH may be a PostgreSQL URL instead (postgres://… or postgresql://…,
+// as pgx and libpq read it): the commands and their output are the same,
+// run by migrations/postgres (pgmigrations) on that database, which must
+// exist. Each command is one transaction holding the database's migration
+// advisory lock, so any number of hosts may run migrate up at once. The
+// PostgreSQL schema has one migration, version 21: down goes to 0, up-to
+// below 21 has nothing to apply. A database that is not UTF-8 (encoding
+// and LC_CTYPE) is refused. Printed URLs never show the password.
+// -hermes-home is ignored there (the v18 step is SQLite's).
 //
 // It links the migrations and internal/sqlite, never the store's API or its
 // generated queries (a test checks), and holds no SQL of its own.

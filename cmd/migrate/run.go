@@ -64,6 +64,11 @@ Commands:
 Without -db the file is $HERMES_HOME/state.db, else ~/.hermes/state.db (its
 directories are created); a -db path must be in a directory that exists.
 
+A -db of postgres://… or postgresql://… (a pgx/libpq URL) runs the same
+commands, with the same output, on that PostgreSQL database, which must
+exist: one transaction per command under an advisory lock, safe from many
+hosts at once. Its only migration is version 21; down goes to 0.
+
 A file below version 18 gets the gateway metadata of its sessions from
 HOME/sessions/sessions.json, as upstream Hermes does on its first open
 (HOME: -hermes-home, else $HERMES_HOME, else ~/.hermes, wherever the file
@@ -140,6 +145,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.version {
 		return cli.PrintVersion(ctx, stdout, "migrate", migrations.Latest)
 	}
+	if isPostgres(o.path) {
+		return runPostgres(ctx, o, stdout, stderr)
+	}
 	if o.path, err = cli.DatabasePath(o.path); err != nil {
 		return err
 	}
@@ -210,11 +218,17 @@ func homeDir(flagValue string) string {
 // build never writes: up has nothing to do (exit 0, as goose does, so that a
 // rolled-back deploy does not fail); every other migration fails.
 func refuseNewer(o options, v int64, stdout io.Writer) error {
+	return refuseNewerAt(o.path, o, v, stdout)
+}
+
+// refuseNewerAt is refuseNewer naming the database name (a path, or a URL
+// without its password).
+func refuseNewerAt(name string, o options, v int64, stdout io.Writer) error {
 	if o.command == "up" {
-		fmt.Fprintf(stdout, "%s is at schema version %d, newer than this build's %d: nothing was done\n", o.path, v, migrations.Latest)
+		fmt.Fprintf(stdout, "%s is at schema version %d, newer than this build's %d: nothing was done\n", name, v, migrations.Latest)
 		return nil
 	}
-	return fmt.Errorf("%s: %s: %w", o.path, o.command, migrations.CheckVersion(v))
+	return fmt.Errorf("%s: %s: %w", name, o.command, migrations.CheckVersion(v))
 }
 
 // missingFile handles a command on a file that does not exist yet, before
@@ -269,6 +283,20 @@ func report(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := printStatus(stdout, st); err != nil {
+		return err
+	}
+	switch {
+	case !exists:
+		fmt.Fprintf(stdout, "schema version 0: %s does not exist yet\n", o.path)
+	default:
+		printVersionLine(stdout, v)
+	}
+	return nil
+}
+
+// printStatus prints the status table.
+func printStatus(stdout io.Writer, st []migrations.Status) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tSTATE\tMIGRATION")
 	for _, s := range st {
@@ -278,22 +306,31 @@ func report(ctx context.Context, o options, stdout io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Version, state, s.Name)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	switch {
-	case !exists:
-		fmt.Fprintf(stdout, "schema version 0: %s does not exist yet\n", o.path)
-	case v > migrations.Latest:
+	return tw.Flush()
+}
+
+// printVersionLine prints status's last line for a database at version v.
+func printVersionLine(stdout io.Writer, v int64) {
+	if v > migrations.Latest {
 		fmt.Fprintf(stdout, "schema version %d: newer than this build (%d), written by a later Hermes\n", v, migrations.Latest)
-	default:
-		fmt.Fprintf(stdout, "schema version %d\n", v)
+		return
 	}
-	return nil
+	fmt.Fprintf(stdout, "schema version %d\n", v)
+}
+
+// migrator is what execute runs a command on: *migrations.Migrator on a
+// SQLite file, *pgmigrations.Migrator on PostgreSQL.
+type migrator interface {
+	Up(ctx context.Context) (migrations.UpResult, error)
+	UpTo(ctx context.Context, version int64) (migrations.UpResult, error)
+	Down(ctx context.Context) (migrations.Result, error)
+	DownTo(ctx context.Context, version int64) ([]migrations.Result, error)
+	Redo(ctx context.Context) (migrations.Result, migrations.UpResult, error)
+	Version(ctx context.Context) (int64, error)
 }
 
 // execute runs the command against m and prints its outcome.
-func execute(ctx context.Context, m *migrations.Migrator, o options, stdout io.Writer) error {
+func execute(ctx context.Context, m migrator, o options, stdout io.Writer) error {
 	var (
 		up      migrations.UpResult
 		down    []migrations.Result

@@ -59,18 +59,32 @@ func unavailable(t testing.TB, why string) {
 // when the test ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	server := ServerDSN(t)
-	var b [6]byte
-	rand.Read(b[:])
-	name := "hermestest_" + hex.EncodeToString(b[:])
+	return createDatabase(t, ServerDSN(t), "template0", "UTF8", "C.UTF-8")
+}
+
+// NewDatabaseLocale is [NewDatabase] with another encoding and locale
+// (LC_CTYPE and LC_COLLATE), for the tests of databases the store must
+// refuse, e.g. ("UTF8", "C") or ("SQL_ASCII", "C"). Both are the test's
+// own constants, put into the statement as they are.
+func NewDatabaseLocale(t testing.TB, encoding, locale string) string {
+	t.Helper()
+	return createDatabase(t, ServerDSN(t), "template0", encoding, locale)
+}
+
+// createDatabase creates a database of the test's own from template and
+// returns its URL; it is dropped when the test ends.
+func createDatabase(t testing.TB, server, template, encoding, locale string) string {
+	t.Helper()
+	name := randomName("hermestest_")
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, server)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	// Hand-written: CREATE DATABASE takes no parameters; name is ours.
-	if _, err := c.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'"); err != nil {
+	// Hand-written: CREATE DATABASE takes no parameters; the names and
+	// the locale are ours (template0, or Migrated's template).
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template+" ENCODING '"+encoding+"' LC_CTYPE '"+locale+"' LC_COLLATE '"+locale+"'"); err != nil {
 		t.Fatalf("create database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -84,10 +98,33 @@ func NewDatabase(t testing.TB) string {
 			t.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	u, err := url.Parse(server)
+	return databaseURL(t, server, name)
+}
+
+// databaseURL returns server's URL naming database name instead.
+func databaseURL(t testing.TB, server, name string) string {
+	t.Helper()
+	u, err := dbURL(server, name)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return u
+}
+
+// dbURL returns server's URL naming database name instead.
+func dbURL(server, name string) (string, error) {
+	u, err := url.Parse(server)
+	if err != nil {
+		return "", err
+	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), nil
+}
+
+// randomName returns prefix and 12 random hex digits: a database name no
+// other test picks.
+func randomName(prefix string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
 }

@@ -14,7 +14,12 @@
 -- +goose Up
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
-CREATE TABLE schema_version (
+-- schema_version: Hermes' own version table, one row. The migrator runs
+-- this very statement (version_store.go; a test holds them equal) inside
+-- its transaction before goose reads the version, as the SQLite migrator
+-- does, so here it is a no-op kept for sqlc and for readers. A rollback to
+-- version 0 empties the table instead of dropping it, as on SQLite.
+CREATE TABLE IF NOT EXISTS schema_version (
     version bigint NOT NULL
 );
 
@@ -201,4 +206,3 @@ DROP TABLE state_meta;
 DROP TABLE session_model_usage;
 DROP TABLE messages;
 DROP TABLE sessions;
-DROP TABLE schema_version;
