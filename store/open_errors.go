@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/migrations"
+	pgmigrations "github.com/hermesstate/hermesstate/migrations/postgres"
 )
 
 // The files Open refuses for what they are rather than for damage.
@@ -38,6 +39,12 @@ var (
 	// ErrInvalidURL is returned by Open for a postgres:// URL that pgx
 	// cannot parse.
 	ErrInvalidURL = errors.New("invalid PostgreSQL URL")
+
+	// ErrNotUTF8 is returned by Open for a PostgreSQL database whose
+	// encoding or ctype is not UTF-8: pg_trgm finds no trigrams in CJK
+	// text there, so trigram and short-CJK searches would find nothing.
+	// Create the database with ENCODING 'UTF8' LC_CTYPE 'C.UTF-8'.
+	ErrNotUTF8 = pgmigrations.ErrNotUTF8
 
 	// ErrNotSupported is returned on PostgreSQL by the operations that
 	// only mean something for a SQLite file (Checkpoint, Pages, Backup:

@@ -3,12 +3,12 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
+	"log/slog"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/hermesstate/hermesstate/migrations"
 	pgmigrations "github.com/hermesstate/hermesstate/migrations/postgres"
 )
 
@@ -36,9 +36,16 @@ func pgSchemaVersion(ctx context.Context, q interface {
 	return v, err
 }
 
-// preparePostgres brings the database to version 21 unless
-// Options.SkipMigrations or ReadOnly, and refuses one a newer build wrote.
+// preparePostgres refuses a database without a UTF-8 encoding and ctype
+// (ErrNotUTF8: trigram search finds nothing in CJK text there), then
+// brings it to version 21 with the goose migrator of migrations/postgres
+// (one transaction under an advisory lock: any number of hosts may open a
+// new database at once) unless Options.SkipMigrations or ReadOnly, and
+// refuses one a newer build wrote.
 func (s *Store) preparePostgres(ctx context.Context) error {
+	if err := pgmigrations.CheckUTF8(ctx, s.pg); err != nil {
+		return classify(err)
+	}
 	v, err := pgSchemaVersion(ctx, s.pg)
 	if err != nil {
 		return classify(err)
@@ -51,35 +58,22 @@ func (s *Store) preparePostgres(ctx context.Context) error {
 	case v >= SchemaVersionLatest || s.opts.SkipMigrations || s.opts.ReadOnly:
 		return nil
 	}
-	return pgMigrateUp(ctx, s.pg)
-}
-
-// pgMigrateUp applies the embedded schema in one transaction under an
-// advisory lock. (Stand-in until the goose migrator of migrations/postgres
-// lands.)
-func pgMigrateUp(ctx context.Context, pool *pgxpool.Pool) error {
-	b, err := pgmigrations.FS.ReadFile("00021_schema_v21.sql")
+	sdb := stdlib.OpenDBFromPool(s.pg)
+	defer sdb.Close()
+	m, err := pgmigrations.New(sdb, &pgmigrations.Options{Logger: s.opts.Logger})
 	if err != nil {
 		return err
 	}
-	up := string(b)
-	up = up[strings.Index(up, "-- +goose Up"):strings.Index(up, "-- +goose Down")]
-	tx, err := pool.Begin(ctx)
+	res, err := m.Up(ctx)
+	if errors.Is(err, migrations.ErrNewerSchema) {
+		return newerSchemaError(res.From)
+	}
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7235102)"); err != nil {
-		return err
+	if res.From != res.To {
+		s.log.InfoContext(ctx, "migrated", slog.Int64("from", res.From), slog.Int64("to", res.To),
+			slog.Duration("duration", res.Duration))
 	}
-	if v, err := pgSchemaVersion(ctx, tx); err != nil || v >= SchemaVersionLatest {
-		return err
-	}
-	if _, err := tx.Exec(ctx, up); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := tx.Exec(ctx, "INSERT INTO schema_version (version) VALUES (21)"); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return nil
 }
