@@ -45,12 +45,12 @@ type Caps struct {
 	// nothing is written (PostgreSQL's text type cannot hold it); false
 	// stores it and reads it back unchanged (SQLite).
 	NULInText bool
-	// MessageIDsNeverReused: a message id is never given twice, so ids freed
-	// by a delete or a rolled-back insert leave gaps (PostgreSQL's identity
-	// sequence); false numbers each new message one more than the largest
-	// id in the database, so freed ids at the end are given again (SQLite's
-	// rowid).
-	MessageIDsNeverReused bool
+	// MessageIDGaps: a write that inserted messages and was rolled back
+	// has used their ids up, so the next message's id leaves a gap
+	// (PostgreSQL's sequences are not transactional); false gives those ids
+	// again (SQLite's AUTOINCREMENT counter rolls back with the
+	// transaction). On both, an id freed by a delete is never given again.
+	MessageIDGaps bool
 	// RankOrder: search results with equal hit sets may come in another
 	// order than SQLite's bm25 gives (suites then compare hit sets).
 	RankOrder bool

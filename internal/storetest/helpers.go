@@ -171,3 +171,6 @@ func ids[T any](vs []T, id func(T) string) []string {
 func row(id, source string, started store.Timestamp) store.Session {
 	return store.Session{ID: id, Source: source, StartedAt: started, ExpiryFinalized: ptr(int64(0))}
 }
+
+// cli is a session of source "cli" with nothing else set.
+func cli(id string) store.NewSession { return store.NewSession{ID: id, Source: "cli"} }
