@@ -13,6 +13,7 @@ import (
 // TestConformance runs the engine-neutral conformance suite against SQLite:
 // every store a file of its own in the test's temporary directory.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	open := func(t *testing.T, opts *store.Options) *store.Store {
 		t.Helper()
 		s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), opts)
@@ -32,6 +33,7 @@ func TestConformance(t *testing.T) {
 		OpenAt: func(t *testing.T, now func() time.Time) *store.Store {
 			return open(t, &store.Options{Now: now})
 		},
-		// SQLite is the reference: every Caps flag false.
+		// SQLite is the reference: it has every capability.
+		Caps: storetest.Caps{NULInText: true, RollbackReturnsIDs: true, RankOrder: true, SnippetText: true},
 	})
 }

@@ -81,8 +81,8 @@ func testClosed(t *testing.T, h Harness) {
 }
 
 // testNULInText writes text holding U+0000 through every kind of write:
-// SQLite stores and returns it; PostgreSQL (Caps.NULInText) refuses it with
-// ErrInvalidText and writes nothing.
+// SQLite (Caps.NULInText) stores and returns it; PostgreSQL refuses it
+// with ErrInvalidText and writes nothing.
 func testNULInText(t *testing.T, h Harness) {
 	ctx := t.Context()
 	const nul = "a\x00b"
@@ -125,7 +125,7 @@ func testNULInText(t *testing.T, h Harness) {
 		t.Run(c.name, func(t *testing.T) {
 			before := state(t, s)
 			err := c.write()
-			if h.Caps.NULInText {
+			if !h.Caps.NULInText {
 				isErr(t, "write", err, store.ErrInvalidText)
 				unchanged(t, "a refused NUL", s, before)
 				return

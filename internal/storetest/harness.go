@@ -37,25 +37,26 @@ type Harness struct {
 	Caps Caps
 }
 
-// Caps are the known, documented divergences between the engines. The zero
-// value is SQLite's behaviour; a test that depends on a flag asserts the
-// exact behaviour of each side.
+// Caps are what an engine shares with SQLite where engines may differ: a
+// true field means the engine behaves exactly as SQLite does (SQLite's
+// harness sets them all), a false one names a known, documented divergence.
+// A test that depends on a flag asserts the exact behaviour of each side.
 type Caps struct {
-	// NULInText: text with U+0000 is refused with store.ErrInvalidText and
-	// nothing is written (PostgreSQL's text type cannot hold it); false
-	// stores it and reads it back unchanged (SQLite).
+	// NULInText: text holding U+0000 is stored and reads back unchanged
+	// (SQLite). Without it such text is refused with store.ErrInvalidText
+	// and nothing is written (PostgreSQL's text type cannot hold it).
 	NULInText bool
-	// MessageIDGaps: a write that inserted messages and was rolled back
-	// has used their ids up, so the next message's id leaves a gap
-	// (PostgreSQL's sequences are not transactional); false gives those ids
-	// again (SQLite's AUTOINCREMENT counter rolls back with the
-	// transaction). On both, an id freed by a delete is never given again.
-	MessageIDGaps bool
-	// RankOrder: search results with equal hit sets may come in another
-	// order than SQLite's bm25 gives (suites then compare hit sets).
+	// RollbackReturnsIDs: a rolled-back write gives back the message ids it
+	// took, so the next message gets them (SQLite's AUTOINCREMENT counter is
+	// part of the transaction). Without it they stay used up and the next
+	// id leaves a gap (PostgreSQL's sequences are not transactional). On
+	// both, an id freed by a delete is never given again.
+	RollbackReturnsIDs bool
+	// RankOrder: by-relevance search results come in SQLite's bm25 order.
+	// Without it the suite compares hit sets, and exact order only for the
+	// time orders.
 	RankOrder bool
-	// SnippetText: search snippets may differ from FTS5's snippet() text
-	// (suites then check only that a snippet marks a hit).
+	// SnippetText: search snippets are FTS5's snippet() text.
 	SnippetText bool
 }
 
@@ -66,31 +67,24 @@ type group struct {
 	run  func(t *testing.T, h Harness)
 }
 
-var (
-	groupsMu sync.Mutex
-	// groups are the registered areas. Every file of the package appends to
-	// it from init() through register, whoever wrote the file (the b_*.go
-	// files included): no file needs to list another's groups.
-	groups []group
-)
+// groups are the registered areas. Every file of the package appends to it
+// from its init() (directly or through register), whoever wrote the file:
+// no file lists another's groups. Init functions run one at a time, before
+// any test, so no lock is needed.
+var groups []group
 
 // register adds areas to the suite; call it from init().
-func register(gs ...group) {
-	groupsMu.Lock()
-	defer groupsMu.Unlock()
-	groups = append(groups, gs...)
-}
+func register(gs ...group) { groups = append(groups, gs...) }
 
-// Run runs the whole suite against h's engine: one subtest per area, in
-// name order, each with subtests per method or rule.
+// Run runs the whole suite against h's engine: one parallel subtest per
+// area, in name order, each with subtests per method or rule. Every area
+// opens stores of its own, so areas never see each other's data.
 func Run(t *testing.T, h Harness) {
 	t.Helper()
 	if h.Open == nil || h.OpenAt == nil {
 		t.Fatalf("storetest: harness %q needs Open and OpenAt", h.Name)
 	}
-	groupsMu.Lock()
 	gs := slices.Clone(groups)
-	groupsMu.Unlock()
 	slices.SortStableFunc(gs, func(a, b group) int { return cmp.Compare(a.name, b.name) })
 	for i := 1; i < len(gs); i++ {
 		if gs[i].name == gs[i-1].name {
@@ -98,7 +92,10 @@ func Run(t *testing.T, h Harness) {
 		}
 	}
 	for _, g := range gs {
-		t.Run(g.name, func(t *testing.T) { g.run(t, h) })
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			g.run(t, h)
+		})
 	}
 }
 
