@@ -102,6 +102,7 @@ func testListRich(t *testing.T, h Harness) {
 		{"Limit", store.ListOptions{Limit: 2}, []string{"long", "br"}},
 		{"Offset", store.ListOptions{Limit: 1, Offset: 3}, []string{"b"}},
 		{"NoLimit", store.ListOptions{Limit: -1}, []string{"long", "br", "tip", "b", "a"}},
+		{"NegativeOffset", store.ListOptions{Offset: -1, Limit: 2}, []string{"long", "br"}},
 		{"Source", store.ListOptions{Source: "telegram"}, []string{"b"}},
 		{"ExcludeSources", store.ListOptions{ExcludeSources: []string{"cli"}}, []string{"b"}},
 		{"MinMessageCount", store.ListOptions{MinMessageCount: 2}, []string{"b", "a"}},
@@ -140,6 +141,7 @@ func testSearchSessions(t *testing.T, h Harness) {
 	}{
 		{"All", "", 0, 0, []string{"dl", "a", "tip", "long", "root", "b", "arch", "br"}},
 		{"Page", "", 3, 2, []string{"tip", "long", "root"}},
+		{"NegativeIsNone", "", -1, -1, []string{"dl", "a", "tip", "long", "root", "b", "arch", "br"}},
 		{"Source", "telegram", 0, 0, []string{"b"}},
 		{"NoSource", "acp", 0, 0, []string{}},
 	} {

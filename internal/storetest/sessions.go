@@ -214,6 +214,9 @@ func testSessionUpdates(t *testing.T, h Harness) {
 	ok(t, s.UpdateSessionMeta(ctx, "s1", json.RawMessage(`{}`), ""))
 	want.ModelConfig = store.JSONText(`{}`) // "{}" stays; the model is kept
 	equal(t, "UpdateSessionMeta {}", get(t, s, "s1"), want)
+	ok(t, s.UpdateSessionMeta(ctx, "s1", json.RawMessage(`null`), ""))
+	want.ModelConfig = store.JSONText(`null`) // json.dumps(None), as upstream stores it
+	equal(t, "UpdateSessionMeta null", get(t, s, "s1"), want)
 	ok(t, s.UpdateSessionMeta(ctx, "s1", nil, ""))
 	want.ModelConfig = nil
 	equal(t, "UpdateSessionMeta nil", get(t, s, "s1"), want)
@@ -232,6 +235,7 @@ func testSessionUpdates(t *testing.T, h Harness) {
 		{"UpdateSessionBillingRoute bad text", s.UpdateSessionBillingRoute(ctx, "s1", store.BillingRoute{BaseURL: "\xff"}), []error{store.ErrInvalidText}},
 		{"UpdateSessionMeta unknown", s.UpdateSessionMeta(ctx, "nope", json.RawMessage(`{}`), ""), []error{store.ErrSessionNotFound}},
 		{"UpdateSessionMeta bad JSON", s.UpdateSessionMeta(ctx, "s1", json.RawMessage(`{"a"}`), ""), []error{store.ErrInvalidJSON}},
+		{"UpdateSessionMeta empty JSON", s.UpdateSessionMeta(ctx, "s1", json.RawMessage{}, ""), []error{store.ErrInvalidJSON}},
 		{"UpdateSessionMeta bad text", s.UpdateSessionMeta(ctx, "s1", nil, "\xff"), []error{store.ErrInvalidText}},
 	} {
 		isErr(t, c.name, c.err, c.targets...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +154,13 @@ func testExport(t *testing.T, h Harness) {
 func testRoundTrip(t *testing.T, h Harness) {
 	ctx := t.Context()
 	src := transferStore(t, h)
+	for range 2 { // an infinite cost, exported as 1e999
+		ok(t, src.UpdateTokenCounts(ctx, "inf", store.TokenUpdate{ActualCostUSD: ptr(math.MaxFloat64), Model: "m"}))
+	}
 	out := exportAll(t, src)
+	if !strings.Contains(out, `"actual_cost_usd":1e999,`) {
+		t.Errorf("the export lacks the infinite cost")
+	}
 	var messages int
 	var maxID int64
 	all, err := src.ExportAll(ctx, "")
@@ -210,6 +217,39 @@ func testImport(t *testing.T, h Harness) {
 		equal(t, "parents", [3]*string{get(t, s, "child").ParentSessionID, get(t, s, "orphan").ParentSessionID, get(t, s, "self").ParentSessionID},
 			[3]*string{ptr("later"), nil, nil})
 		equal(t, "retitled", get(t, s, "later").Title, ptr("taken #2"))
+	})
+	t.Run("Cycle", func(t *testing.T) {
+		s, _ := openClocked(t, h)
+		in := line("x", `,"parent_session_id":"y"`) + "\n" + line("y", `,"parent_session_id":"x"`)
+		res, err := s.ImportJSONL(ctx, strings.NewReader(in), store.ImportOptions{})
+		ok(t, err)
+		equal(t, "result", res, store.ImportResult{Created: 2, Unparented: 1})
+		equal(t, "parents", [2]*string{get(t, s, "x").ParentSessionID, get(t, s, "y").ParentSessionID}, [2]*string{nil, ptr("x")})
+	})
+	t.Run("MessageIDsTaken", func(t *testing.T) {
+		s, _ := openClocked(t, h)
+		create(t, s, cli("here"))
+		say(t, s, "here", "user", "one")
+		say(t, s, "here", "user", "two")
+		msgs := `[{"id":2,"session_id":"new","role":"user","content":"a","timestamp":1.0},` +
+			`{"id":9,"session_id":"new","role":"assistant","content":"b","timestamp":2.0}]`
+		in := `{"id":"new","source":"cli","started_at":1.0,"messages":` + msgs + `}` + "\n" +
+			`{"id":"free","source":"cli","started_at":1.0,"messages":[{"id":20,"session_id":"free","role":"user","content":"c","timestamp":3.0}]}`
+		res, err := s.ImportJSONL(ctx, strings.NewReader(in), store.ImportOptions{})
+		ok(t, err)
+		equal(t, "result", res, store.ImportResult{Created: 2, Messages: 3})
+		var got []string
+		for _, id := range []string{"new", "free"} {
+			ms, err := s.GetMessages(ctx, id)
+			ok(t, err)
+			for _, m := range ms {
+				got = append(got, fmt.Sprintf("%d %s", m.ID, *m.Content))
+			}
+		}
+		// One id of "new" is taken: all of its messages are numbered anew,
+		// in their order; "free" keeps its id.
+		equal(t, "ids", got, []string{"3 a", "4 b", "20 c"})
+		equal(t, "next id", say(t, s, "here", "user", "three"), int64(21))
 	})
 	t.Run("Errors", func(t *testing.T) {
 		for _, c := range []struct {

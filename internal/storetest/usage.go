@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,23 @@ func testTokenCounts(t *testing.T, h Harness) {
 		equal(t, "unaccounted", get(t, s, "s3"), want)
 		equal(t, "unaccounted usage", usage("s3"), []store.ModelUsage{})
 		equal(t, "unknown session's usage", usage("nope"), []store.ModelUsage{})
+	})
+	t.Run("InfiniteCost", func(t *testing.T) {
+		// Costs are REALs: a sum past the float64 range is +Inf, read as the
+		// largest float64 with the stored value in Stored, and exported as
+		// 1e999 (Python's float('inf') literal).
+		for range 2 {
+			update("inf", store.TokenUpdate{EstimatedCostUSD: ptr(math.MaxFloat64)})
+		}
+		got := get(t, s, "inf")
+		equal(t, "estimate", *got.EstimatedCostUSD, math.MaxFloat64)
+		equal(t, "stored", got.Stored, map[string]any{"estimated_cost_usd": math.Inf(1)})
+		equal(t, "usage estimate", usage("inf")[0].EstimatedCostUSD, math.MaxFloat64)
+		e, err := s.ExportSession(ctx, "inf")
+		ok(t, err)
+		if line := asJSON(t, e); !strings.Contains(line, `"estimated_cost_usd":1e999,`) {
+			t.Errorf("export %s lacks the infinite estimate", line)
+		}
 	})
 	t.Run("FirstAccountedRoute", func(t *testing.T) {
 		create(t, s, store.NewSession{ID: "r", Source: "cli", Model: "requested"})
