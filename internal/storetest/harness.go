@@ -10,6 +10,21 @@
 // registers its groups from init() with register, so that several authors
 // can add areas without touching each other's files. Run runs every group
 // as a subtest, in name order.
+//
+// An engine is wired with one test file in package store_test, such as
+// store/conformance_sqlite_test.go:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, storetest.Harness{
+//			Name:   "sqlite",
+//			Open:   func(t *testing.T) *store.Store { … a fresh store, closed at cleanup … },
+//			OpenAt: func(t *testing.T, now func() time.Time) *store.Store { … with Options.Now … },
+//			Caps:   storetest.Caps{NULInText: true, RollbackReturnsIDs: true, RankOrder: true, SnippetText: true},
+//		})
+//	}
+//
+// PostgreSQL's opens each store on a database of its own
+// (pgtest.NewDatabase) and leaves out the capabilities it lacks.
 package storetest
 
 import (
