@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"strings"
@@ -14,6 +15,7 @@ func init() {
 	register(
 		group{"errors/closed", testClosed},
 		group{"errors/nul", testNULInText},
+		group{"errors/canceled", testCanceled},
 	)
 }
 
@@ -134,4 +136,35 @@ func testNULInText(t *testing.T, h Harness) {
 			equal(t, "read back", c.read(), nul)
 		})
 	}
+}
+
+// testCanceled calls methods with a context that has ended: each returns
+// an error matching context.Canceled, and no write happens.
+func testCanceled(t *testing.T, h Harness) {
+	s, _ := openClocked(t, h)
+	create(t, s, cli("a"))
+	say(t, s, "a", "user", "x")
+	before := state(t, s)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for name, call := range map[string]func() error{
+		"CreateSession":     func() error { _, err := s.CreateSession(ctx, cli("b")); return err },
+		"AppendMessage":     func() error { _, err := s.AppendMessage(ctx, "a", store.NewMessage{Role: "user"}); return err },
+		"ReplaceMessages":   func() error { return s.ReplaceMessages(ctx, "a", nil) },
+		"UpdateTokenCounts": func() error { return s.UpdateTokenCounts(ctx, "a", store.TokenUpdate{InputTokens: 1}) },
+		"SetSessionTitle":   func() error { return s.SetSessionTitle(ctx, "a", "t") },
+		"ImportJSONL": func() error {
+			_, err := s.ImportJSONL(ctx, strings.NewReader(`{"id":"b","source":"cli","started_at":1.0,"messages":[]}`), store.ImportOptions{})
+			return err
+		},
+		"GetSession":       func() error { _, err := s.GetSession(ctx, "a"); return err },
+		"GetMessages":      func() error { _, err := s.GetMessages(ctx, "a"); return err },
+		"ListSessionsRich": func() error { _, err := s.ListSessionsRich(ctx, store.ListOptions{}); return err },
+		"ListByQuery":      func() error { _, err := s.ListSessionsRich(ctx, store.ListOptions{SearchQuery: "a"}); return err },
+		"Conversation":     func() error { _, err := s.Conversation(ctx, "a", true); return err },
+		"ExportJSONL":      func() error { _, err := s.ExportJSONL(ctx, io.Discard, store.ExportOptions{}); return err },
+	} {
+		isErr(t, name, call(), context.Canceled)
+	}
+	unchanged(t, "calls with an ended context", s, before)
 }
