@@ -124,6 +124,48 @@ func testListRich(t *testing.T, h Harness) {
 	} {
 		equal(t, c.name, ids(list(c.opts), rowID), c.want)
 	}
+	t.Run("QueryCase", func(t *testing.T) {
+		// The query is lowercased as Python does, the ids and titles as
+		// SQLite's lower() does: ASCII letters only.
+		s, _ := openClocked(t, h)
+		create(t, s, cli("ÉLAN-1"))
+		create(t, s, cli("élan-2"))
+		ok(t, s.SetSessionTitle(ctx, "élan-2", "Ärger"))
+		for _, c := range []struct {
+			idQuery, searchQuery string
+			want                 []string
+		}{
+			{"LAN", "", []string{"élan-2", "ÉLAN-1"}},
+			{"élan", "", []string{"élan-2"}},
+			{"ÉLAN", "", []string{"élan-2"}},
+			{"", "ärger", []string{}},
+			{"", "RGER", []string{"élan-2"}},
+		} {
+			got, err := s.ListSessionsRich(ctx, store.ListOptions{IDQuery: c.idQuery, SearchQuery: c.searchQuery})
+			ok(t, err)
+			equal(t, "query "+c.idQuery+c.searchQuery, ids(got, rowID), c.want)
+		}
+	})
+	t.Run("TieOrder", func(t *testing.T) {
+		// Sessions started at the same time are ordered by id, compared as
+		// bytes (SQLite's BINARY collation), never by a locale's rules.
+		s, _ := openClocked(t, h)
+		create(t, s, cli("p"))
+		tied := []string{"b", "B", "a", "_x", "é", "e", "Z"}
+		for _, id := range tied {
+			create(t, s, store.NewSession{ID: id, Source: "cli", ParentSessionID: "p"})
+		}
+		desc := []string{"é", "p", "e", "b", "a", "_x", "Z", "B"} // p too: every one started at epoch
+		got, err := s.ListSessionsRich(ctx, store.ListOptions{IncludeChildren: true, Limit: -1})
+		ok(t, err)
+		equal(t, "listing", ids(got, rowID), desc)
+		browse, err := s.SearchSessions(ctx, "", -1, 0)
+		ok(t, err)
+		equal(t, "browse", ids(browse, func(a store.ActiveSession) string { return a.ID }), desc)
+		nodes, err := s.Descendants(ctx, "p")
+		ok(t, err)
+		equal(t, "descendants", ids(nodes[1:], func(n store.LineageNode) string { return n.ID }), []string{"B", "Z", "_x", "a", "b", "e", "é"})
+	})
 	got := list(store.ListOptions{CompactRows: true, Source: "cli", Limit: -1})
 	equal(t, "CompactRows", got[len(got)-1].SystemPrompt, (*string)(nil))
 	equal(t, "without CompactRows", list(store.ListOptions{CwdPrefix: "/home"})[0].SystemPrompt, ptr("sp"))

@@ -250,7 +250,7 @@ func testSessionUpdates(t *testing.T, h Harness) {
 func testResolve(t *testing.T, h Harness) {
 	ctx := t.Context()
 	s, c := openClocked(t, h)
-	for _, id := range []string{"abc-1", "abc-2", "abd", "x%y", "x_z", "ab"} {
+	for _, id := range []string{"abc-1", "abc-2", "abd", "x%y", "x_z", "ab", "élan"} {
 		create(t, s, store.NewSession{ID: id, Source: "cli"})
 		c.Advance(time.Second)
 	}
@@ -271,7 +271,7 @@ func testResolve(t *testing.T, h Harness) {
 		ok(t, err)
 		equal(t, "ResolveSessionID("+r.in+")", got, r.want)
 	}
-	for _, in := range []string{"zz", "abc-3", "%", "_", "ab-"} {
+	for _, in := range []string{"zz", "abc-3", "%", "_", "ab-", "ÉL"} { // only ASCII letters fold
 		_, err := s.ResolveSessionID(ctx, in)
 		isErr(t, "ResolveSessionID("+in+")", err, store.ErrNotFound)
 		notErr(t, "ResolveSessionID("+in+")", err, store.ErrAmbiguous)

@@ -101,7 +101,7 @@ func testTitleLookup(t *testing.T, h Harness) {
 	s, c := openClocked(t, h)
 	for _, st := range []struct{ id, title string }{
 		{"s1", "work"}, {"s2", "work #2"}, {"s3", "WORK #3"}, {"s4", "work #x"}, {"s5", "50%"}, {"s6", "50x #2"},
-		{"s7", "other"},
+		{"s7", "other"}, {"s8", "café"}, {"s9", "Café #3"}, {"s10", "CAFÉ #2"},
 	} {
 		create(t, s, store.NewSession{ID: st.id, Source: "cli"})
 		ok(t, s.SetSessionTitle(ctx, st.id, st.title))
@@ -118,6 +118,7 @@ func testTitleLookup(t *testing.T, h Harness) {
 		{"work", "s4"},  // newest variant: any suffix after " #", ASCII case-insensitive
 		{"other", "s7"}, // no variant: the exact title
 		{"50%", "s5"},   // % literal: "50x #2" is no variant of it
+		{"café", "s9"},  // only ASCII letters fold: the newer "CAFÉ #2" is no variant
 	} {
 		got, err := s.ResolveSessionByTitle(ctx, r.title)
 		ok(t, err)
