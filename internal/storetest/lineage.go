@@ -9,7 +9,10 @@ import (
 )
 
 func init() {
-	register(group{"lineage", testLineage})
+	register(
+		group{"lineage/walks", testLineage},
+		group{"lineage/tip-choice", testTipChoice},
+	)
 }
 
 // lineageTree creates, one second apart from epoch:
@@ -110,4 +113,48 @@ func testLineage(t *testing.T, h Harness) {
 	desc, err = s.Descendants(ctx, "nope")
 	ok(t, err)
 	equal(t, "Descendants of an unknown id", desc, []store.LineageNode{})
+}
+
+// testTipChoice checks which of several continuations CompressionTip
+// follows: one that ended by compression, else a live one, else the one
+// active last, then the latest started, then the greatest id.
+func testTipChoice(t *testing.T, h Harness) {
+	ctx := t.Context()
+	s, c := openClocked(t, h)
+	tip := func(id string) string {
+		t.Helper()
+		got, err := s.CompressionTip(ctx, id)
+		ok(t, err)
+		return got
+	}
+	child := func(id, parent string) {
+		t.Helper()
+		c.Advance(time.Second)
+		create(t, s, store.NewSession{ID: id, Source: "cli", ParentSessionID: parent})
+	}
+	create(t, s, cli("root"))
+	end(t, s, "root", "compression")
+	child("k1", "root")
+	child("k2", "root")
+	appendMsg(t, s, "k1", store.NewMessage{Role: "user", Content: ptr("x"), Timestamp: ptr(at(100 * time.Second))})
+	appendMsg(t, s, "k2", store.NewMessage{Role: "user", Content: ptr("x"), Timestamp: ptr(at(50 * time.Second))})
+	end(t, s, "k1", "user_exit")
+	end(t, s, "k2", "user_exit")
+	equal(t, "active last", tip("root"), "k1")
+	child("k3", "root")
+	equal(t, "a live one", tip("root"), "k3")
+	child("k0", "root")
+	equal(t, "the latest started live one", tip("root"), "k0")
+	child("k4", "root")
+	end(t, s, "k4", "compression")
+	equal(t, "one that ended by compression", tip("root"), "k4")
+	child("k5", "k4")
+	equal(t, "followed on", tip("root"), "k5")
+
+	create(t, s, cli("r2"))
+	end(t, s, "r2", "compression")
+	for _, id := range []string{"n", "m", "N"} { // started together
+		create(t, s, store.NewSession{ID: id, Source: "cli", ParentSessionID: "r2"})
+	}
+	equal(t, "greatest id", tip("r2"), "n")
 }

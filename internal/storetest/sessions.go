@@ -95,8 +95,20 @@ func testCreate(t *testing.T, h Harness) {
 		want := row("s1", "cli", at(0))
 		want.Model = ptr("first")
 		equal(t, "first row wins", get(t, s, "s1"), want)
-		_, err = s.CreateSessionIfAbsent(t.Context(), store.NewSession{ID: "s2", Source: "cli", ParentSessionID: "nope"})
-		isErr(t, "missing parent", err, store.ErrParentNotFound)
+		before := state(t, s)
+		for _, e := range []struct {
+			n      store.NewSession
+			target error
+		}{
+			{store.NewSession{ID: "s2", Source: "cli", ParentSessionID: "nope"}, store.ErrParentNotFound},
+			{store.NewSession{ID: "s2", Source: "cli", ModelConfig: json.RawMessage(`[`)}, store.ErrInvalidJSON},
+			{store.NewSession{ID: "s2", Source: "cli", Cwd: "\xff"}, store.ErrInvalidText},
+		} {
+			created, err := s.CreateSessionIfAbsent(t.Context(), e.n)
+			isErr(t, "CreateSessionIfAbsent", err, e.target)
+			equal(t, "created", created, false)
+		}
+		unchanged(t, "refused creates", s, before)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -135,6 +136,9 @@ func testExport(t *testing.T, h Harness) {
 		ok(t, err)
 		equal(t, "source and ids", [2]int{n, strings.Count(out, "\n")}, [2]int{1, 1})
 
+		_, err = s.ExportJSONL(ctx, failWriter{}, store.ExportOptions{})
+		isErr(t, "the writer's error", err, errWrite)
+
 		out, n, err = exportOf(t, s, store.ExportOptions{IDs: []string{"a", "nope"}})
 		isErr(t, "unknown id", err, store.ErrSessionNotFound)
 		equal(t, "nothing written", [2]any{out, n}, [2]any{"", 0})
@@ -217,6 +221,22 @@ func testImport(t *testing.T, h Harness) {
 		equal(t, "parents", [3]*string{get(t, s, "child").ParentSessionID, get(t, s, "orphan").ParentSessionID, get(t, s, "self").ParentSessionID},
 			[3]*string{ptr("later"), nil, nil})
 		equal(t, "retitled", get(t, s, "later").Title, ptr("taken #2"))
+	})
+	t.Run("Progress", func(t *testing.T) {
+		s, _ := openClocked(t, h)
+		in := strings.Join([]string{line("p1", ""), line("p2", `,"parent_session_id":"p3"`), line("p3", ""), line("p1", "")}, "\n")
+		var got []store.ImportResult
+		res, err := s.ImportJSONL(ctx, strings.NewReader(in), store.ImportOptions{BatchSize: 2, Progress: func(r store.ImportResult) { got = append(got, r) }})
+		ok(t, err)
+		equal(t, "result", res, store.ImportResult{Created: 3, Skipped: 1})
+		equal(t, "progress", got, []store.ImportResult{{Created: 2, Unparented: 1}, {Created: 3, Skipped: 1}})
+	})
+	t.Run("ReadError", func(t *testing.T) {
+		s, _ := openClocked(t, h)
+		r := io.MultiReader(strings.NewReader(line("r1", "")+"\n"), failReader{})
+		res, err := s.ImportJSONL(ctx, r, store.ImportOptions{BatchSize: 1})
+		isErr(t, "the reader's error", err, errRead)
+		equal(t, "result", res, store.ImportResult{Created: 1})
 	})
 	t.Run("Cycle", func(t *testing.T) {
 		s, _ := openClocked(t, h)
@@ -301,3 +321,18 @@ func testImport(t *testing.T, h Harness) {
 		equal(t, "counters recounted", counts(t, s, "n"), [2]int64{1, 0})
 	})
 }
+
+var (
+	errWrite = errors.New("write refused")
+	errRead  = errors.New("read refused")
+)
+
+// failWriter refuses every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+// failReader fails every read.
+type failReader struct{}
+
+func (failReader) Read([]byte) (int, error) { return 0, errRead }
