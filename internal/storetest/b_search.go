@@ -206,7 +206,7 @@ func bSearchResultFields(t *testing.T, h Harness) {
 		// snippet is the exact snippet: the indexed text (content, tool
 		// name and tool calls joined by spaces) with the match marked.
 		snippet string
-		word        string // what a snippet of another engine must hold
+		word    string // what a snippet of another engine must hold
 	}{
 		{"Unicode61", "compose", store.SearchOptions{}, store.SearchResult{
 			ID: c["compose"], SessionID: "a", Role: "assistant", Timestamp: 1002, Source: "cli", Model: &m1, SessionStarted: a.StartedAt,
