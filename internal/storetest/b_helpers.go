@@ -1,9 +1,10 @@
 package storetest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,11 +43,19 @@ func bSay(t *testing.T, s *store.Store, id, role, content string, ts float64) in
 	return msgID
 }
 
-// bImport imports JSONL records (one per argument), failing the test on an
-// error or when not every record created a session.
+// bImport imports JSONL records (one per argument, each compacted onto one
+// line), failing the test on an error or when not every record created a
+// session.
 func bImport(t *testing.T, s *store.Store, records ...string) {
 	t.Helper()
-	res, err := s.ImportJSONL(t.Context(), strings.NewReader(strings.Join(records, "\n")+"\n"), store.ImportOptions{})
+	var b bytes.Buffer
+	for _, r := range records {
+		if err := json.Compact(&b, []byte(r)); err != nil {
+			t.Fatalf("record %s: %v", r, err)
+		}
+		b.WriteByte('\n')
+	}
+	res, err := s.ImportJSONL(t.Context(), &b, store.ImportOptions{})
 	if err != nil {
 		t.Fatalf("ImportJSONL: %v", err)
 	}
