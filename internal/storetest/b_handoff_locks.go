@@ -42,7 +42,9 @@ func bHandoff(t *testing.T, h Harness) {
 		ok   bool
 		want store.Handoff
 	}
-	req := func(p string) func() (bool, error) { return func() (bool, error) { return s.RequestHandoff(ctx, "h1", p) } }
+	req := func(p string) func() (bool, error) {
+		return func() (bool, error) { return s.RequestHandoff(ctx, "h1", p) }
+	}
 	claim := func() (bool, error) { return s.ClaimHandoff(ctx, "h1") }
 	fail := func(r string) func() (bool, error) {
 		return func() (bool, error) { return true, s.FailHandoff(ctx, "h1", r) }
