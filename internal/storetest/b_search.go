@@ -163,6 +163,11 @@ func bSearchFiltersAndPages(t *testing.T, h Harness) {
 		{"ExcludeSources", "docker", store.SearchOptions{ExcludeSources: []string{"telegram"}, Order: oldest}, []string{"stack", "compose"}, false},
 		{"SourcesAndExclude", "docker", store.SearchOptions{Sources: []string{"cli"}, ExcludeSources: []string{"cli"}}, []string{}, true},
 		{"Role", "docker", store.SearchOptions{Roles: []string{"assistant"}}, []string{"compose"}, true},
+		{"RolesEmptyKeepsAll", "docker", store.SearchOptions{Roles: []string{}, Order: oldest}, []string{"stack", "compose", "podman"}, false},
+		{"ExcludeSourcesEmpty", "docker", store.SearchOptions{ExcludeSources: []string{}, Order: oldest}, []string{"stack", "compose", "podman"}, false},
+		{"ExcludeSourcesLike", "记忆", store.SearchOptions{ExcludeSources: []string{"cli"}}, []string{"cjk2"}, false},
+		{"ExcludeSourcesTrigram", "记忆系统", store.SearchOptions{ExcludeSources: []string{"telegram"}}, []string{"cjk"}, true},
+		{"SourceTrigram", "记忆系统", store.SearchOptions{Sources: []string{"telegram"}}, []string{"cjk2"}, true},
 		{"Roles", "docker", store.SearchOptions{Roles: []string{"user", "tool"}, Order: oldest}, []string{"stack", "podman"}, false},
 		{"RoleTrigram", "记忆系统", store.SearchOptions{Roles: []string{"user"}}, []string{"cjk"}, true},
 		{"RoleLike", "记忆", store.SearchOptions{Roles: []string{"assistant"}}, []string{"cjk2"}, false},
@@ -275,6 +280,28 @@ func bSearchResultFields(t *testing.T, h Harness) {
 			{Role: "assistant", Content: "记忆系统已经上线"},
 			{Role: "tool", Content: "stored 42 notes"},
 		})
+	})
+
+	// A hit whose indexed text is past 32 KiB gets the store's own
+	// snippet: 160 code points from 40 before the first occurrence.
+	t.Run("LongHitSnippet", func(t *testing.T) {
+		prefix, suffix := strings.Repeat("lorem ", 100), strings.Repeat("ipsum ", 6000)
+		bCreate(t, s, "big", "cli")
+		id := bSay(t, s, "big", "user", prefix+"walrus "+suffix, 4000)
+		hits, err := s.SearchMessages(t.Context(), "walrus", store.SearchOptions{})
+		bErr(t, "SearchMessages(walrus)", err, nil)
+		bEq(t, "hits", bHits(hits), []int64{id})
+		got := hits[0].Snippet
+		want := "..." + prefix[len(prefix)-40:] + ">>>walrus<<<" + (" " + suffix)[:114] + "..."
+		switch {
+		case got == nil:
+			t.Fatal("no snippet")
+		case h.Caps.SnippetText:
+			bEq(t, "long snippet", *got, want)
+		case !strings.Contains(*got, "walrus"):
+			t.Fatalf("snippet %q does not hold the word", *got)
+		}
+		bEq(t, "long hit's context", hits[0].Context, []store.ContextMessage{{Role: "user", Content: (prefix + "walrus " + suffix)[:200]}})
 	})
 
 	// Context cuts every message to 200 code points (not bytes).
