@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -299,6 +300,7 @@ func bMessagesAround(t *testing.T, h Harness) {
 		{"ZeroWindow", "v", m[7], 0, []int64{m[7]}, 0, 0},
 		{"NegativeWindow", "v", m[7], -3, []int64{m[7]}, 0, 0},
 		{"WholeSession", "v", m[6], 100, m, 6, 6},
+		{"HugeWindow", "v", m[6], math.MaxInt, m, 6, 6},
 		{"ForeignAnchor", "v", foreign, 2, []int64{}, 0, 0},
 		{"UnknownAnchor", "v", m[12] + 100, 2, []int64{}, 0, 0},
 		{"UnknownSession", "nope", m[7], 2, []int64{}, 0, 0},
@@ -346,6 +348,7 @@ func bAnchoredView(t *testing.T, h Harness) {
 			[]int64{m[2], m[4], m[5], m[6], m[7], m[8], m[10], m[11], m[12]}, 5, 5, []int64{m[1]}, []int64{}},
 		{"NearTheStart", m[1], store.AnchoredViewOptions{Window: 1, Bookend: 3, Roles: ua},
 			[]int64{m[0], m[1], m[2]}, 1, 1, []int64{}, []int64{m[10], m[11], m[12]}},
+		{"HugeWindowAndBookend", m[7], store.AnchoredViewOptions{Window: math.MaxInt, Bookend: math.MaxInt}, m, 7, 5, []int64{}, []int64{}},
 		{"UnknownAnchor", m[12] + 100, store.DefaultAnchoredView(), []int64{}, 0, 0, []int64{}, []int64{}},
 	} {
 		v, err := s.AnchoredView(t.Context(), "v", tc.anchor, tc.opts)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -178,6 +179,13 @@ func bSearchFiltersAndPages(t *testing.T, h Harness) {
 		{"Limit", "docker", store.SearchOptions{Order: oldest, Limit: 2}, []string{"stack", "compose"}, false},
 		{"LimitOffset", "docker", store.SearchOptions{Order: store.SearchNewest, Limit: 2, Offset: 1}, []string{"compose", "stack"}, false},
 		{"OffsetPastEnd", "docker", store.SearchOptions{Offset: 3}, []string{}, false},
+		// Undocumented, SQLite's LIMIT and OFFSET rules: a negative limit
+		// is no limit, a negative offset none. (An engine whose LIMIT
+		// refuses negative values must map them.)
+		{"NegativeLimitIsAll", "docker", store.SearchOptions{Order: oldest, Limit: -1}, []string{"stack", "compose", "podman"}, false},
+		{"NegativeOffsetIsNone", "docker", store.SearchOptions{Order: oldest, Offset: -5}, []string{"stack", "compose", "podman"}, false},
+		{"NegativeLimitLike", "记忆", store.SearchOptions{Limit: -1, Offset: -1}, []string{"cjk2", "cjk"}, false},
+		{"NegativeLimitTrigram", "记忆系统", store.SearchOptions{Order: oldest, Limit: -1}, []string{"cjk", "cjk2"}, false},
 		{"LikeLimitOffset", "记忆", store.SearchOptions{Limit: 1, Offset: 1}, []string{"cjk"}, false},
 		{"TrigramLimit", "记忆系统", store.SearchOptions{Order: oldest, Limit: 1}, []string{"cjk"}, false},
 	})
@@ -449,6 +457,7 @@ func bSearchSessionsByID(t *testing.T, h Harness) {
 		{"CaseAndSpace", "  ALPHA ", store.IDSearchOptions{}, []string{"alpha", "Alpha_2", "x_alpha", "arch_alpha", "y_alpha"}},
 		{"ExcludeArchived", "alpha", store.IDSearchOptions{ExcludeArchived: true}, []string{"alpha", "Alpha_2", "x_alpha", "y_alpha"}},
 		{"Limit", "alpha", store.IDSearchOptions{Limit: 2}, []string{"alpha", "Alpha_2"}},
+		{"HugeLimit", "alpha", store.IDSearchOptions{Limit: math.MaxInt}, []string{"alpha", "Alpha_2", "x_alpha", "arch_alpha", "y_alpha"}},
 		{"NegativeLimit", "alpha", store.IDSearchOptions{Limit: -1}, []string{}},
 		{"Empty", "  ", store.IDSearchOptions{}, []string{}},
 		{"NoMatch", "gamma", store.IDSearchOptions{}, []string{}},

@@ -218,6 +218,7 @@ func bCronJobRuns(t *testing.T, h Harness) {
 		{"Limit", "job1", 2, 0, []string{"cron_job1_d", "cron_job1_b"}},
 		{"Offset", "job1", 2, 3, []string{"cron_job1_a"}},
 		{"NegativeLimit", "job1", -1, 1, []string{"cron_job1_b", "cron_job1_c", "cron_job1_a"}},
+		{"NegativeOffsetIsNone", "job1", -1, -2, []string{"cron_job1_d", "cron_job1_b", "cron_job1_c", "cron_job1_a"}},
 		{"OtherJob", "job12", 0, 0, []string{"cron_job12_a"}},
 		{"Unknown", "job", 0, 0, []string{}},
 	} {
