@@ -55,6 +55,7 @@ func bDeleteSessionDelegates(t *testing.T, h Harness) {
 	bCreate(t, s, "x", "cli", bMarked("", "somebody")) // marked for another
 	bCreate(t, s, "loop", "cli", bMarked("d2", "d2"))  // marked for a delegate
 	bSay(t, s, "d1", "user", "zanzibar", 11)
+	bDispatch(t, s, store.DelegationDispatch{ID: "deleg", ParentSessionID: "p", DispatchedAt: 1})
 
 	bErr(t, "DeleteSession", s.DeleteSession(ctx, "p", ""), nil)
 	all := []string{"p", "d1", "d2", "d3", "d4", "br", "gc", "x", "loop"}
@@ -66,6 +67,7 @@ func bDeleteSessionDelegates(t *testing.T, h Harness) {
 	usage, err := s.ModelUsage(ctx, "p")
 	bErr(t, "ModelUsage", err, nil)
 	bEq(t, "usage rows of the deleted session", len(usage), 0)
+	bEq(t, "the delegation row is left", *bDelegation(t, s, "deleg").ParentSessionID, "p")
 
 	bErr(t, "DeleteSession(unknown)", s.DeleteSession(ctx, "p", ""), store.ErrSessionNotFound)
 	bErr(t, "DeleteSession(unknown) is not found", s.DeleteSession(ctx, "nope", ""), store.ErrNotFound)

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -312,6 +314,27 @@ func bSearchResultFields(t *testing.T, h Harness) {
 		bEq(t, "long hit's context", hits[0].Context, []store.ContextMessage{{Role: "user", Content: (prefix + "walrus " + suffix)[:200]}})
 	})
 
+	// Structured neighbours show their text parts, or a placeholder.
+	t.Run("ContextMultimodal", func(t *testing.T) {
+		bCreate(t, s, "mm", "cli")
+		add := func(role string, content json.RawMessage, ts float64) {
+			t.Helper()
+			_, err := s.AppendMessage(t.Context(), "mm", store.NewMessage{Role: role, ContentJSON: content, Timestamp: new(store.Timestamp(ts))})
+			bErr(t, "AppendMessage(structured)", err, nil)
+		}
+		add("user", json.RawMessage(`[{"type": "text", "text": " see "}, {"type": "image_url", "image_url": {"url": "u"}}, {"type": "text", "text": "picture"}]`), 5000)
+		id := bSay(t, s, "mm", "assistant", "platypus here", 5001)
+		add("user", json.RawMessage(`[{"type": "image_url", "image_url": {"url": "u"}}]`), 5002)
+		hits, err := s.SearchMessages(t.Context(), "platypus", store.SearchOptions{})
+		bErr(t, "SearchMessages(platypus)", err, nil)
+		bEq(t, "hits", bHits(hits), []int64{id})
+		bEq(t, "context", hits[0].Context, []store.ContextMessage{
+			{Role: "user", Content: "see  picture"}, // parts joined by spaces, then stripped
+			{Role: "assistant", Content: "platypus here"},
+			{Role: "user", Content: "[multimodal content]"},
+		})
+	})
+
 	// Context cuts every message to 200 code points (not bytes).
 	t.Run("ContextCut", func(t *testing.T) {
 		long := strings.Repeat("é", 250)
@@ -397,8 +420,14 @@ func bSearchLimitsAndEmpty(t *testing.T, h Harness) {
 		bErr(t, "SearchMessages on an empty store", err, nil)
 		bEq(t, "hits on an empty store of "+q, len(hits), 0)
 	}
-	c := bSearchCorpus(t, s)
-	_ = c
+	bSearchCorpus(t, s)
+	// A search under an ended context returns the context's error.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, q := range []string{"docker", "记忆系统", "记忆"} {
+		_, err := s.SearchMessages(ctx, q, store.SearchOptions{})
+		bErr(t, "SearchMessages under a cancelled context", err, context.Canceled)
+	}
 	for _, tc := range []struct {
 		name, query string
 		err         error
