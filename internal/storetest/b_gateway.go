@@ -94,6 +94,7 @@ func bGatewayList(t *testing.T, h Harness) {
 		`{"id": "g4", "source": "telegram", "session_key": "k3", "started_at": 50, "messages": [{"role": "user", "content": "x", "timestamp": 400}]}`,
 		`{"id": "g5", "source": "telegram", "session_key": "k3", "started_at": 50}`,
 		`{"id": "plain", "source": "telegram", "started_at": 500}`,
+		`{"id": "g7", "source": "ÉCOLE", "session_key": "k7", "started_at": 60}`,
 	)
 	type row struct {
 		ID         string
@@ -104,12 +105,15 @@ func bGatewayList(t *testing.T, h Harness) {
 		opts store.GatewayListOptions
 		want []row
 	}{
-		{"Live", store.GatewayListOptions{}, []row{{"g4", 400}, {"g2", 200}, {"g5", 50}}},
-		{"IncludeEnded", store.GatewayListOptions{IncludeEnded: true}, []row{{"g4", 400}, {"g3", 305}, {"g2", 200}, {"g5", 50}}},
+		{"Live", store.GatewayListOptions{}, []row{{"g4", 400}, {"g2", 200}, {"g7", 60}, {"g5", 50}}},
+		{"IncludeEnded", store.GatewayListOptions{IncludeEnded: true}, []row{{"g4", 400}, {"g3", 305}, {"g2", 200}, {"g7", 60}, {"g5", 50}}},
 		{"PlatformAnyCase", store.GatewayListOptions{Platform: "DISCORD", IncludeEnded: true}, []row{{"g3", 305}}},
 		{"PlatformLiveOnly", store.GatewayListOptions{Platform: "discord"}, []row{}},
 		{"Platform", store.GatewayListOptions{Platform: "Telegram"}, []row{{"g4", 400}, {"g2", 200}, {"g5", 50}}},
 		{"UnknownPlatform", store.GatewayListOptions{Platform: "slack"}, []row{}},
+		// Case is folded for ASCII letters only, as SQLite's LOWER().
+		{"PlatformNonASCII", store.GatewayListOptions{Platform: "ÉCOLE"}, []row{{"g7", 60}}},
+		{"PlatformNonASCIICase", store.GatewayListOptions{Platform: "école"}, []row{}},
 	} {
 		got, err := s.ListGatewaySessions(t.Context(), tc.opts)
 		bErr(t, tc.name, err, nil)
@@ -134,6 +138,7 @@ func bGatewayFindByOrigin(t *testing.T, h Harness) {
 		`{"id": "o5", "source": "telegram", "session_key": "kd", "chat_id": "D", "user_id": "U1", "started_at": 100}`,
 		`{"id": "o6", "source": "telegram", "session_key": "ke", "chat_id": "D", "user_id": "  ", "started_at": 150}`,
 		`{"id": "o7", "source": "discord", "session_key": "kf", "chat_id": "C", "started_at": 900}`,
+		`{"id": "o8", "source": "ÉCOLE", "session_key": "kg", "chat_id": "C", "started_at": 900}`,
 	)
 	t1, none := "t1", ""
 	for _, tc := range []struct {
@@ -153,6 +158,10 @@ func bGatewayFindByOrigin(t *testing.T, h Harness) {
 		{"ThreadStrangerFallback", store.Origin{Platform: "telegram", ChatID: "C", ThreadID: &t1, UserID: "U9"}, "o2", nil},
 		{"ThreadStrangerExact", store.Origin{Platform: "telegram", ChatID: "C", ThreadID: &t1, UserID: "U9", ExactUser: true}, "", store.ErrNotFound},
 		{"OtherPlatform", store.Origin{Platform: "discord", ChatID: "C"}, "o7", nil},
+		{"PlatformNonASCII", store.Origin{Platform: "ÉCOLE", ChatID: "C"}, "o8", nil},
+		{"PlatformNonASCIICase", store.Origin{Platform: "école", ChatID: "C"}, "", store.ErrNotFound},
+		{"PlatformASCIICase", store.Origin{Platform: "éCOLE", ChatID: "C"}, "", store.ErrNotFound},
+		{"PlatformASCIIFolded", store.Origin{Platform: "ÉcolE", ChatID: "C"}, "o8", nil},
 		{"UnknownChat", store.Origin{Platform: "telegram", ChatID: "E"}, "", store.ErrNotFound},
 		{"EmptyPlatform", store.Origin{ChatID: "C"}, "", store.ErrEmptyArgument},
 		{"EmptyChat", store.Origin{Platform: "telegram"}, "", store.ErrEmptyArgument},

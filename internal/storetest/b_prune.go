@@ -105,6 +105,25 @@ func bPruneCandidatesFilters(t *testing.T, h Harness) {
 			bEq(t, "dry-run count", count, len(tc.want))
 		})
 	}
+	// A title filter is lowercased as Python does, the title as SQLite's
+	// LOWER() does (ASCII only): so a filter "É" (lowercased to "é")
+	// never finds a title's "É".
+	u := h.Open(t)
+	bImport(t, u,
+		`{"id": "t1", "source": "cli", "started_at": 10, "ended_at": 11, "title": "ÉTÉ Caps"}`,
+		`{"id": "t2", "source": "cli", "started_at": 20, "ended_at": 21, "title": "été lower"}`,
+	)
+	for _, tc := range []struct {
+		like string
+		want []string
+	}{
+		{"été", []string{"t2"}}, {"ÉTÉ", []string{"t2"}}, {"caps", []string{"t1"}}, {"É", []string{"t2"}}, {"é", []string{"t2"}},
+	} {
+		got, err := u.PruneCandidates(t.Context(), store.PruneOptions{TitleLike: tc.like})
+		bErr(t, "PruneCandidates(title "+tc.like+")", err, nil)
+		bEq(t, "candidates of title "+tc.like, bSessionIDs(got), tc.want)
+	}
+
 	// A candidate is the whole row.
 	got, err := s.PruneCandidates(t.Context(), store.PruneOptions{Source: "telegram"})
 	bErr(t, "PruneCandidates", err, nil)

@@ -474,6 +474,8 @@ func bSearchSessionsByID(t *testing.T, h Harness) {
 		`{"id": "arch_alpha", "source": "cli", "started_at": 600, "archived": 1}`,
 		`{"id": "root9", "source": "cli", "started_at": 700, "ended_at": 710, "end_reason": "compression"}`,
 		`{"id": "tip9", "source": "cli", "started_at": 720, "parent_session_id": "root9"}`,
+		`{"id": "ÜBER_x", "source": "cli", "started_at": 800}`,
+		`{"id": "über_y", "source": "cli", "started_at": 810}`,
 	)
 	for _, tc := range []struct {
 		name, query string
@@ -495,6 +497,10 @@ func bSearchSessionsByID(t *testing.T, h Harness) {
 		{"TipFindsTip", "tip9", store.IDSearchOptions{}, []string{"tip9"}},
 		{"LikeCharsLiteral", "%", store.IDSearchOptions{}, []string{}},
 		{"UnderscoreLiteral", "a_", store.IDSearchOptions{}, []string{"Alpha_2"}},
+		// The query is lowercased as Python does, the ids as SQLite's
+		// LOWER() does (ASCII only): Ü in an id never matches.
+		{"NonASCIILower", "über", store.IDSearchOptions{}, []string{"über_y"}},
+		{"NonASCIIUpper", "ÜBER", store.IDSearchOptions{}, []string{"über_y"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := s.SearchSessionsByID(t.Context(), tc.query, tc.opts)
