@@ -149,6 +149,23 @@ func bSearchQueryLanguage(t *testing.T, h Harness) {
 		{"LikeAnd", "记忆 上线", store.SearchOptions{}, []string{"cjk2"}, false},
 		{"LikeNot", "记忆 NOT 上线", store.SearchOptions{}, []string{"cjk"}, false},
 		{"LikeNoMatch", "桂林", store.SearchOptions{}, []string{}, false},
+		{"NonASCIICase", "CAFÉ CRÈME", store.SearchOptions{}, []string{"cafe"}, true},
+	})
+
+	// Case on the substring and trigram routes: the substring scan folds
+	// ASCII letters only (SQLite's LIKE), so ä does not find Ä.
+	u := h.Open(t)
+	bCreate(t, u, "x", "cli")
+	c2 := bCorpus{
+		"mixed":   bSay(t, u, "x", "user", "记忆 APPLE Äpfel", 1),
+		"trigram": bSay(t, u, "x", "user", "记忆系统 BANANA Öl", 2),
+	}
+	bRunSearches(t, h, u, c2, []bSearchCase{
+		{"LikeASCIICase", "记忆 apple", store.SearchOptions{}, []string{"mixed"}, false},
+		{"LikeNonASCIICaseKept", "记忆 äpfel", store.SearchOptions{}, []string{}, false},
+		{"LikeNonASCIIExact", "记忆 Äpfel", store.SearchOptions{}, []string{"mixed"}, false},
+		{"TrigramASCIICase", "记忆系统 banana", store.SearchOptions{}, []string{"trigram"}, true},
+		{"TrigramSubstring", "记忆系统 nan", store.SearchOptions{}, []string{"trigram"}, true},
 	})
 }
 
