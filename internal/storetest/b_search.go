@@ -388,7 +388,11 @@ func bSearchActiveRows(t *testing.T, h Harness) {
 	n, err := s.ArchiveAndCompact(t.Context(), "r", []store.NewMessage{{Role: "user", Content: new("summary of the needle talk"), Timestamp: new(store.Timestamp(1100))}})
 	bErr(t, "ArchiveAndCompact", err, nil)
 	bEq(t, "compacted in", n, 1)
-	summary := ids["uone"] + 6
+	live := bLive(t, s, "r", false)
+	if len(live) != 1 {
+		t.Fatalf("live after the compaction: %v, want the summary", live)
+	}
+	summary := live[0]
 	ids["summary"] = summary
 	c := bCorpus(ids)
 	bRunSearches(t, h, s, c, []bSearchCase{
