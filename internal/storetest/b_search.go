@@ -509,6 +509,9 @@ func bSearchSessionsByID(t *testing.T, h Harness) {
 		{"CaseAndSpace", "  ALPHA ", store.IDSearchOptions{}, []string{"alpha", "Alpha_2", "x_alpha", "arch_alpha", "y_alpha"}},
 		{"ExcludeArchived", "alpha", store.IDSearchOptions{ExcludeArchived: true}, []string{"alpha", "Alpha_2", "x_alpha", "y_alpha"}},
 		{"Limit", "alpha", store.IDSearchOptions{Limit: 2}, []string{"alpha", "Alpha_2"}},
+		// Only the 4×Limit most recently active matches are ranked: with
+		// a limit of 1 the exact match, the least recent, is not among them.
+		{"LimitRanksOnlyRecent", "alpha", store.IDSearchOptions{Limit: 1}, []string{"Alpha_2"}},
 		{"HugeLimit", "alpha", store.IDSearchOptions{Limit: math.MaxInt}, []string{"alpha", "Alpha_2", "x_alpha", "arch_alpha", "y_alpha"}},
 		{"NegativeLimit", "alpha", store.IDSearchOptions{Limit: -1}, []string{}},
 		{"Empty", "  ", store.IDSearchOptions{}, []string{}},
