@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 func init() {
 	groups = append(groups,
 		group{"TokenStats", bTokenStats},
+		group{"TokenStatsOverflow", bTokenStatsOverflow},
 		group{"StateMeta", bStateMeta},
 		group{"Workspace", bWorkspace},
 		group{"DistinctSessionCwds", bDistinctCwds},
@@ -66,6 +68,34 @@ func bTokenStats(t *testing.T, h Harness) {
 		bErr(t, "TopSessionsByTokens", err, nil)
 		bEq(t, "TopSessionsByTokens", got, tc.want)
 	}
+}
+
+// bTokenStatsOverflow checks the totals past their type's range: a token
+// sum past int64 is the largest int64, a cost sum past float64 the largest
+// float64 (SQLite's TOTAL() and CAST; an engine whose SUM raises on
+// overflow must clamp instead).
+func bTokenStatsOverflow(t *testing.T, h Harness) {
+	s := h.Open(t)
+	ctx := t.Context()
+	bImport(t, s,
+		`{"id": "o1", "source": "cli", "model": "big", "started_at": 1, "input_tokens": 9223372036854775807, "output_tokens": 1, "estimated_cost_usd": 1.7e308}`,
+		`{"id": "o2", "source": "cli", "model": "big", "started_at": 2, "input_tokens": 9223372036854775807, "output_tokens": 9223372036854775807, "estimated_cost_usd": 1.7e308}`,
+	)
+	want := []store.TokenStats{{Key: "big", Sessions: 2, InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64, CostUSD: math.MaxFloat64}}
+	byModel, err := s.TokenStatsByModel(ctx)
+	bErr(t, "TokenStatsByModel", err, nil)
+	bEq(t, "TokenStatsByModel", byModel, want)
+	want[0].Key = "cli"
+	bySource, err := s.TokenStatsBySource(ctx)
+	bErr(t, "TokenStatsBySource", err, nil)
+	bEq(t, "TokenStatsBySource", bySource, want)
+	top, err := s.TopSessionsByTokens(ctx, 5)
+	bErr(t, "TopSessionsByTokens", err, nil)
+	big, cost := "big", 1.7e308
+	bEq(t, "TopSessionsByTokens", top, []store.TopSession{
+		{ID: "o1", Model: &big, Tokens: math.MaxInt64, CostUSD: &cost},
+		{ID: "o2", Model: &big, Tokens: math.MaxInt64, CostUSD: &cost},
+	})
 }
 
 // bStateMeta checks GetMeta and SetMeta.
@@ -207,6 +237,8 @@ func bCronJobRuns(t *testing.T, h Harness) {
 		`{"id": "cron_xjob1_a", "source": "cron", "started_at": 400}`,
 		`{"id": "cron_job1_e", "source": "cli", "started_at": 400}`,
 		`{"id": "cron_job1", "source": "cron", "started_at": 400}`,
+		`{"id": "cron_a_%_1", "source": "cron", "started_at": 400}`,
+		`{"id": "cron_aXbb_1", "source": "cron", "started_at": 400}`,
 	)
 	for _, tc := range []struct {
 		name          string
@@ -221,6 +253,8 @@ func bCronJobRuns(t *testing.T, h Harness) {
 		{"NegativeOffsetIsNone", "job1", -1, -2, []string{"cron_job1_d", "cron_job1_b", "cron_job1_c", "cron_job1_a"}},
 		{"OtherJob", "job12", 0, 0, []string{"cron_job12_a"}},
 		{"Unknown", "job", 0, 0, []string{}},
+		{"NoWildcards", "a_%", 0, 0, []string{"cron_a_%_1"}},
+		{"NoWildcardsUnderscore", "a_b", 0, 0, []string{}},
 	} {
 		got, err := s.ListCronJobRuns(t.Context(), tc.job, tc.limit, tc.offset)
 		bErr(t, tc.name, err, nil)
