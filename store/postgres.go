@@ -111,7 +111,7 @@ func (s *Store) pgWrite(ctx context.Context, fn writeFn) error {
 		if errors.Is(err, ErrBusy) {
 			s.stats.busy.Add(1)
 		}
-		return err
+		return classify(err)
 	}
 	s.countCommit(1)
 	return nil
@@ -119,8 +119,13 @@ func (s *Store) pgWrite(ctx context.Context, fn writeFn) error {
 
 // classify maps an engine's error to the store's sentinels: SQLite's by
 // extended code, PostgreSQL's by SQLSTATE (each leaves the other's
-// unchanged).
+// unchanged). Text PostgreSQL cannot hold (U+0000 outside the content
+// column's leading marker, SQLSTATE 22021) is ErrInvalidText: the write
+// that carried it was rolled back whole.
 func classify(err error) error {
+	if code, _, ok := postgres.Code(err); ok && code == postgres.CharacterNotInRepertoire && !errors.Is(err, ErrInvalidText) {
+		return fmt.Errorf("%w: %w", ErrInvalidText, err)
+	}
 	return postgres.Classify(sqlite.Classify(err))
 }
 

@@ -83,6 +83,8 @@ type field struct{ name, typ string }
 type pkg struct {
 	methods []method
 	structs map[string]bool // names of the package's struct types
+	// fields are each struct's fields by name, with their types.
+	fields map[string]map[string]string
 }
 
 func parsePackage(dir string) (*pkg, error) {
@@ -91,7 +93,7 @@ func parsePackage(dir string) (*pkg, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pkg{structs: map[string]bool{}}
+	p := &pkg{structs: map[string]bool{}, fields: map[string]map[string]string{}}
 	for _, path := range matches {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
@@ -105,8 +107,15 @@ func parsePackage(dir string) (*pkg, error) {
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					if ts, ok := s.(*ast.TypeSpec); ok {
-						if _, ok := ts.Type.(*ast.StructType); ok {
+						if st, ok := ts.Type.(*ast.StructType); ok {
 							p.structs[ts.Name.Name] = true
+							fs := map[string]string{}
+							for _, f := range st.Fields.List {
+								for _, n := range f.Names {
+									fs[n.Name] = exprString(f.Type)
+								}
+							}
+							p.fields[ts.Name.Name] = fs
 						}
 					}
 				}
@@ -293,7 +302,12 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 		fmt.Fprintf(&b, "func (p postgresQueries) %s {\n", signature(m, sq.structs))
 		var args []string
 		for _, par := range m.params {
-			args = append(args, convert(par.name, par.typ, sq.structs, "pgdb."))
+			arg := convert(par.name, par.typ, sq.structs, "pgdb.")
+			if sq.structs[par.typ] && sq.fields[par.typ]["Content"] == "*string" {
+				fmt.Fprintf(&b, "\tpa := %s\n\tpa.Content = encodeContent(pa.Content)\n", arg)
+				arg = "pa"
+			}
+			args = append(args, arg)
 		}
 		call := fmt.Sprintf("p.q.%s(ctx, tx.PG", m.name)
 		for _, a := range args {
@@ -310,9 +324,10 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 		case !sq.structs[base]:
 			fmt.Fprintf(&b, "\treturn %s\n}\n\n", call)
 		case strings.HasPrefix(r, "[]"):
-			fmt.Fprintf(&b, "\trows, err := %s\n\treturn convertSlice(rows, func(r pgdb.%s) db.%s { return db.%s(r) }), err\n}\n\n", call, base, base, base)
+			fmt.Fprintf(&b, "\trows, err := %s\n\treturn convertSlice(rows, func(r pgdb.%s) db.%s {\n%s\t\treturn db.%s(r)\n\t}), err\n}\n\n",
+				call, base, base, decodeFields(sq.fields[base], "\t\t"), base)
 		default:
-			fmt.Fprintf(&b, "\tr, err := %s\n\treturn db.%s(r), err\n}\n\n", call, base)
+			fmt.Fprintf(&b, "\tr, err := %s\n%s\treturn db.%s(r), err\n}\n\n", call, decodeFields(sq.fields[base], "\t"), base)
 		}
 	}
 	if len(missing) > 0 {
@@ -350,4 +365,21 @@ func convert(name, typ string, structs map[string]bool, prefix string) string {
 		log.Fatalf("parameter %s of type %s: only plain struct parameters convert", name, typ)
 	}
 	return name
+}
+
+// decodeFields returns the statements that undo encodeContent on a row r
+// whose struct has the fields fs: its Content (either type) and Raw (the
+// whole content as bytes) columns.
+func decodeFields(fs map[string]string, indent string) string {
+	var b strings.Builder
+	switch fs["Content"] {
+	case "*string":
+		b.WriteString(indent + "r.Content = decodeContent(r.Content)\n")
+	case "string":
+		b.WriteString(indent + "r.Content = decodeContentText(r.Content)\n")
+	}
+	if fs["Raw"] == "[]byte" {
+		b.WriteString(indent + "r.Raw = decodeContentBytes(r.Raw)\n")
+	}
+	return b.String()
 }
