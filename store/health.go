@@ -20,6 +20,9 @@ import (
 type Health struct {
 	SchemaVersion int64  `json:"schema_version"`
 	SQLiteVersion string `json:"sqlite_version"`
+	// ServerVersion is the PostgreSQL server's version on that engine
+	// ("" on SQLite).
+	ServerVersion string `json:"server_version,omitempty"`
 	FTS5          bool   `json:"fts5"`
 	Trigram       bool   `json:"trigram"`
 	// Integrity is PRAGMA integrity_check's report: ["ok"] when the file
@@ -153,6 +156,9 @@ const integrityCheckSQL = "PRAGMA integrity_check"
 // or ErrNotDatabase for a file too damaged to read, or ErrClosed.
 func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 	defer wrap(&err, "check")
+	if s.pg != nil {
+		return s.pgCheck(ctx)
+	}
 	h, err := read(s, ctx, func(ctx context.Context, q backend.Tx) (*Health, error) {
 		h := &Health{Integrity: []string{}, FTS: []FTSCheck{}, Counters: []CounterMismatch{}, BadValues: []BadValue{}}
 		lib, err := sqlite.ReadLibrary(ctx, q)
@@ -190,17 +196,8 @@ func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 			}
 			h.FTS = append(h.FTS, c)
 		}
-		rows, err := s.q.HealthCounterMismatches(ctx, q)
-		if err != nil {
+		if err := s.counterMismatches(ctx, q, h); err != nil {
 			return nil, err
-		}
-		for _, r := range rows {
-			if r.StoredMessages != r.ActualMessages {
-				h.Counters = append(h.Counters, CounterMismatch{r.ID, "message_count", r.StoredMessages, r.ActualMessages})
-			}
-			if r.StoredCalls != r.ActualCalls {
-				h.Counters = append(h.Counters, CounterMismatch{r.ID, "tool_call_count", r.StoredCalls, r.ActualCalls})
-			}
 		}
 		if h.OrphanMessages, err = s.q.HealthOrphanMessages(ctx, q); err != nil {
 			return nil, err
@@ -218,6 +215,24 @@ func (s *Store) Check(ctx context.Context) (_ *Health, err error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// counterMismatches adds to h.Counters every stored counter its rows
+// contradict.
+func (s *Store) counterMismatches(ctx context.Context, q backend.Tx, h *Health) error {
+	rows, err := s.q.HealthCounterMismatches(ctx, q)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.StoredMessages != r.ActualMessages {
+			h.Counters = append(h.Counters, CounterMismatch{r.ID, "message_count", r.StoredMessages, r.ActualMessages})
+		}
+		if r.StoredCalls != r.ActualCalls {
+			h.Counters = append(h.Counters, CounterMismatch{r.ID, "tool_call_count", r.StoredCalls, r.ActualCalls})
+		}
+	}
+	return nil
 }
 
 // checkFTS returns what is wrong with one full-text index, or "", and
