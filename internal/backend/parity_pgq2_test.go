@@ -1,0 +1,492 @@
+package backend_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermesstate/hermesstate/db"
+	pgdb "github.com/hermesstate/hermesstate/db/postgres"
+	"github.com/hermesstate/hermesstate/internal/sqlnum"
+)
+
+// The twins of queries/sqlite/{listing,lineage,delegations,gateway,prune,
+// health}.sql in queries/postgres must generate param and row structs that
+// convert to db/'s by Go struct conversion, both ways, and scalar params
+// and results of the same Go types: these lines compile only while they
+// do.
+var (
+	// listing.sql
+	_ = pgdb.SessionListRichParams(db.SessionListRichParams{})
+	_ = db.SessionListRichParams(pgdb.SessionListRichParams{})
+	_ = pgdb.SessionListRichChainParams(db.SessionListRichChainParams{})
+	_ = db.SessionListRichChainParams(pgdb.SessionListRichChainParams{})
+	_ = pgdb.SessionCountListedParams(db.SessionCountListedParams{})
+	_ = db.SessionCountListedParams(pgdb.SessionCountListedParams{})
+	_ = db.SessionDistinctCwdsRow(pgdb.SessionDistinctCwdsRow{})
+	_ = pgdb.SessionDistinctCwdsRow(db.SessionDistinctCwdsRow{})
+	// lineage.sql
+	_ = db.SessionAncestorsRow(pgdb.SessionAncestorsRow{})
+	_ = pgdb.SessionAncestorsRow(db.SessionAncestorsRow{})
+	_ = db.SessionDescendantsRow(pgdb.SessionDescendantsRow{})
+	_ = pgdb.SessionDescendantsRow(db.SessionDescendantsRow{})
+	_ = db.SessionResumeWalkRow(pgdb.SessionResumeWalkRow{})
+	_ = pgdb.SessionResumeWalkRow(db.SessionResumeWalkRow{})
+	// delegations.sql (rows are the AsyncDelegation model)
+	_ = db.AsyncDelegation(pgdb.AsyncDelegation{})
+	_ = pgdb.AsyncDelegation(db.AsyncDelegation{})
+	_ = pgdb.DelegationDispatchParams(db.DelegationDispatchParams{})
+	_ = db.DelegationDispatchParams(pgdb.DelegationDispatchParams{})
+	_ = pgdb.DelegationCompleteParams(db.DelegationCompleteParams{})
+	_ = db.DelegationCompleteParams(pgdb.DelegationCompleteParams{})
+	_ = pgdb.DelegationClaimParams(db.DelegationClaimParams{})
+	_ = db.DelegationClaimParams(pgdb.DelegationClaimParams{})
+	_ = pgdb.DelegationReleaseParams(db.DelegationReleaseParams{})
+	_ = db.DelegationReleaseParams(pgdb.DelegationReleaseParams{})
+	_ = pgdb.DelegationCompleteDeliveryParams(db.DelegationCompleteDeliveryParams{})
+	_ = db.DelegationCompleteDeliveryParams(pgdb.DelegationCompleteDeliveryParams{})
+	_ = pgdb.DelegationMarkDeliveredParams(db.DelegationMarkDeliveredParams{})
+	_ = db.DelegationMarkDeliveredParams(pgdb.DelegationMarkDeliveredParams{})
+	_ = pgdb.DelegationMarkUnknownParams(db.DelegationMarkUnknownParams{})
+	_ = db.DelegationMarkUnknownParams(pgdb.DelegationMarkUnknownParams{})
+	// gateway.sql (GatewayLatestBy* return the Session model)
+	_ = db.Session(pgdb.Session{})
+	_ = pgdb.Session(db.Session{})
+	_ = pgdb.GatewayRecordPeerParams(db.GatewayRecordPeerParams{})
+	_ = db.GatewayRecordPeerParams(pgdb.GatewayRecordPeerParams{})
+	_ = pgdb.GatewaySetExpiryFinalizedParams(db.GatewaySetExpiryFinalizedParams{})
+	_ = db.GatewaySetExpiryFinalizedParams(pgdb.GatewaySetExpiryFinalizedParams{})
+	_ = pgdb.GatewayRoutingUpsertParams(db.GatewayRoutingUpsertParams{})
+	_ = db.GatewayRoutingUpsertParams(pgdb.GatewayRoutingUpsertParams{})
+	_ = pgdb.GatewayRoutingInsertParams(db.GatewayRoutingInsertParams{})
+	_ = db.GatewayRoutingInsertParams(pgdb.GatewayRoutingInsertParams{})
+	_ = pgdb.GatewayRoutingDeleteParams(db.GatewayRoutingDeleteParams{})
+	_ = db.GatewayRoutingDeleteParams(pgdb.GatewayRoutingDeleteParams{})
+	_ = db.GatewayRoutingLoadRow(pgdb.GatewayRoutingLoadRow{})
+	_ = pgdb.GatewayRoutingLoadRow(db.GatewayRoutingLoadRow{})
+	_ = pgdb.GatewaySessionListParams(db.GatewaySessionListParams{})
+	_ = db.GatewaySessionListParams(pgdb.GatewaySessionListParams{})
+	_ = pgdb.GatewayOriginCandidatesParams(db.GatewayOriginCandidatesParams{})
+	_ = db.GatewayOriginCandidatesParams(pgdb.GatewayOriginCandidatesParams{})
+	_ = db.GatewayOriginCandidatesRow(pgdb.GatewayOriginCandidatesRow{})
+	_ = pgdb.GatewayOriginCandidatesRow(db.GatewayOriginCandidatesRow{})
+	_ = pgdb.GatewayLatestByKeyParams(db.GatewayLatestByKeyParams{})
+	_ = db.GatewayLatestByKeyParams(pgdb.GatewayLatestByKeyParams{})
+	_ = pgdb.GatewayLatestByPeerParams(db.GatewayLatestByPeerParams{})
+	_ = db.GatewayLatestByPeerParams(pgdb.GatewayLatestByPeerParams{})
+	// prune.sql
+	_ = pgdb.SessionPruneCandidatesParams(db.SessionPruneCandidatesParams{})
+	_ = db.SessionPruneCandidatesParams(pgdb.SessionPruneCandidatesParams{})
+	_ = pgdb.SessionFinalizeOrphanedCompressionParams(db.SessionFinalizeOrphanedCompressionParams{})
+	_ = db.SessionFinalizeOrphanedCompressionParams(pgdb.SessionFinalizeOrphanedCompressionParams{})
+	_ = pgdb.SessionSetArchivedParams(db.SessionSetArchivedParams{})
+	_ = db.SessionSetArchivedParams(pgdb.SessionSetArchivedParams{})
+	// health.sql
+	_ = db.HealthCounterMismatchesRow(pgdb.HealthCounterMismatchesRow{})
+	_ = pgdb.HealthCounterMismatchesRow(db.HealthCounterMismatchesRow{})
+	_ = db.HealthBadSessionValuesRow(pgdb.HealthBadSessionValuesRow{})
+	_ = pgdb.HealthBadSessionValuesRow(db.HealthBadSessionValuesRow{})
+	_ = db.HealthBadMessageValuesRow(pgdb.HealthBadMessageValuesRow{})
+	_ = pgdb.HealthBadMessageValuesRow(db.HealthBadMessageValuesRow{})
+)
+
+// The rows of the four sqlc.embed queries hold db.Session on one side
+// and pgdb.Session on the other, two named types: no struct conversion
+// takes one row to the other (Go wants identical field types), so these
+// convert the Session field by struct conversion and copy the rest
+// (TestPGQ2EmbedRows checks that nothing else differs). The seam's
+// generator must do the same for every embed row.
+func listRow2(r pgdb.SessionListRichRow) db.SessionListRichRow {
+	return db.SessionListRichRow{Session: db.Session(r.Session), PreviewRaw: r.PreviewRaw, LastActive: r.LastActive}
+}
+
+func listRowPG2(r db.SessionListRichRow) pgdb.SessionListRichRow {
+	return pgdb.SessionListRichRow{Session: pgdb.Session(r.Session), PreviewRaw: r.PreviewRaw, LastActive: r.LastActive}
+}
+
+func byRowIDRow2(r pgdb.SessionRichRowsByRowIDRow) db.SessionRichRowsByRowIDRow {
+	return db.SessionRichRowsByRowIDRow{Session: db.Session(r.Session), PreviewRaw: r.PreviewRaw, LastActive: r.LastActive}
+}
+
+func byRowIDRowPG2(r db.SessionRichRowsByRowIDRow) pgdb.SessionRichRowsByRowIDRow {
+	return pgdb.SessionRichRowsByRowIDRow{Session: pgdb.Session(r.Session), PreviewRaw: r.PreviewRaw, LastActive: r.LastActive}
+}
+
+func richRow2(r pgdb.SessionRichRowRow) db.SessionRichRowRow {
+	return db.SessionRichRowRow{Session: db.Session(r.Session), PreviewRaw: r.PreviewRaw, LastActive: r.LastActive}
+}
+
+func richRowPG2(r db.SessionRichRowRow) pgdb.SessionRichRowRow {
+	return pgdb.SessionRichRowRow{Session: pgdb.Session(r.Session), PreviewRaw: r.PreviewRaw, LastActive: r.LastActive}
+}
+
+func gatewayRow2(r pgdb.GatewaySessionListRow) db.GatewaySessionListRow {
+	return db.GatewaySessionListRow{Session: db.Session(r.Session), LastActive: r.LastActive}
+}
+
+func gatewayRowPG2(r db.GatewaySessionListRow) pgdb.GatewaySessionListRow {
+	return pgdb.GatewaySessionListRow{Session: pgdb.Session(r.Session), LastActive: r.LastActive}
+}
+
+// TestPGQ2EmbedRows checks that each embed row has the same fields, in
+// the same order, of the same types on both engines but for Session
+// (db.Session and pgdb.Session, which convert).
+func TestPGQ2EmbedRows(t *testing.T) {
+	var (
+		_ = listRowPG2
+		_ = byRowIDRowPG2
+		_ = richRowPG2
+		_ = gatewayRowPG2
+	)
+	pairs := [][2]any{
+		{db.SessionListRichRow{}, pgdb.SessionListRichRow{}},
+		{db.SessionRichRowsByRowIDRow{}, pgdb.SessionRichRowsByRowIDRow{}},
+		{db.SessionRichRowRow{}, pgdb.SessionRichRowRow{}},
+		{db.GatewaySessionListRow{}, pgdb.GatewaySessionListRow{}},
+	}
+	session, pgSession := reflect.TypeOf(db.Session{}), reflect.TypeOf(pgdb.Session{})
+	for _, p := range pairs {
+		l, g := reflect.TypeOf(p[0]), reflect.TypeOf(p[1])
+		if l.NumField() != g.NumField() {
+			t.Errorf("%s: %d fields on SQLite, %d on PostgreSQL", l.Name(), l.NumField(), g.NumField())
+			continue
+		}
+		for i := range l.NumField() {
+			lf, gf := l.Field(i), g.Field(i)
+			sameType := lf.Type == gf.Type || (lf.Type == session && gf.Type == pgSession)
+			if lf.Name != gf.Name || !sameType {
+				t.Errorf("%s field %d: %s %s on SQLite, %s %s on PostgreSQL", l.Name(), i, lf.Name, lf.Type, gf.Name, gf.Type)
+			}
+		}
+	}
+}
+
+// sameArg2 compiles only when both engines' methods take the same single
+// parameter type A and return the same R.
+func sameArg2[A, R any](func(context.Context, db.DBTX, A) (R, error), func(context.Context, pgdb.DBTX, A) (R, error)) {
+}
+
+// sameArgRows2 compiles only when both engines' methods take the same
+// single parameter type A (their rows convert, see above).
+func sameArgRows2[A, LR, PR any](func(context.Context, db.DBTX, A) (LR, error), func(context.Context, pgdb.DBTX, A) (PR, error)) {
+}
+
+// sameNoArgRows2 compiles only when both engines' methods take no
+// parameter (their rows convert, see above).
+func sameNoArgRows2[LR, PR any](func(context.Context, db.DBTX) (LR, error), func(context.Context, pgdb.DBTX) (PR, error)) {
+}
+
+// sameResult2 compiles only when both engines' methods (a params struct
+// each, checked by conversion above) return the same R.
+func sameResult2[LA, PA, R any](func(context.Context, db.DBTX, LA) (R, error), func(context.Context, pgdb.DBTX, PA) (R, error)) {
+}
+
+// sameNoArg2 compiles only when both engines' parameterless methods return
+// the same R.
+func sameNoArg2[R any](func(context.Context, db.DBTX) (R, error), func(context.Context, pgdb.DBTX) (R, error)) {}
+
+// sameExec2 compiles only when both engines' :exec methods exist with a
+// params struct each.
+func sameExec2[LA, PA any](func(context.Context, db.DBTX, LA) error, func(context.Context, pgdb.DBTX, PA) error) {
+}
+
+// TestPGQ2Signatures pins each query's kind and scalar types on both
+// engines (compile-time: it has nothing to run), for the queries whose
+// params or results are no struct of their own.
+func TestPGQ2Signatures(t *testing.T) {
+	l, p := db.New(), pgdb.New()
+	// listing.sql
+	sameResult2(l.SessionListRichChain, p.SessionListRichChain) // []interface{}
+	sameArgRows2(l.SessionRichRowsByRowID, p.SessionRichRowsByRowID)
+	sameResult2(l.SessionCountListed, p.SessionCountListed)
+	sameArgRows2(l.SessionDistinctCwds, p.SessionDistinctCwds)
+	sameArgRows2(l.SessionRichRow, p.SessionRichRow)
+	// lineage.sql
+	sameArg2(l.SessionCompressionWalk, p.SessionCompressionWalk)
+	sameArg2(l.SessionCompressionAncestors, p.SessionCompressionAncestors)
+	sameArgRows2(l.SessionAncestors, p.SessionAncestors)
+	sameArgRows2(l.SessionDescendants, p.SessionDescendants)
+	sameArgRows2(l.SessionResumeWalk, p.SessionResumeWalk)
+	// delegations.sql
+	sameExec2(l.DelegationDispatch, p.DelegationDispatch)
+	sameResult2(l.DelegationComplete, p.DelegationComplete)
+	sameArg2(l.DelegationExists, p.DelegationExists)
+	sameResult2(l.DelegationClaim, p.DelegationClaim)
+	sameResult2(l.DelegationRelease, p.DelegationRelease)
+	sameResult2(l.DelegationCompleteDelivery, p.DelegationCompleteDelivery)
+	sameResult2(l.DelegationMarkDelivered, p.DelegationMarkDelivered)
+	sameArg2(l.DelegationDelete, p.DelegationDelete)
+	sameResult2(l.DelegationMarkUnknown, p.DelegationMarkUnknown)
+	sameArg2(l.DelegationPruneDelivered, p.DelegationPruneDelivered)
+	sameNoArg2(l.DelegationCountTerminal, p.DelegationCountTerminal)
+	sameArg2(l.DelegationPruneTerminal, p.DelegationPruneTerminal)
+	sameNoArg2(l.DelegationCountPending, p.DelegationCountPending)
+	sameArg2(l.DelegationPrunePending, p.DelegationPrunePending)
+	sameArgRows2(l.DelegationGet, p.DelegationGet)
+	sameNoArgRows2(l.DelegationInFlight, p.DelegationInFlight)
+	sameNoArgRows2(l.DelegationList, p.DelegationList)
+	sameNoArgRows2(l.DelegationUndelivered, p.DelegationUndelivered)
+	// gateway.sql
+	sameResult2(l.GatewayRecordPeer, p.GatewayRecordPeer)
+	sameResult2(l.GatewaySetExpiryFinalized, p.GatewaySetExpiryFinalized)
+	sameExec2(l.GatewayRoutingUpsert, p.GatewayRoutingUpsert)
+	sameExec2(l.GatewayRoutingInsert, p.GatewayRoutingInsert)
+	sameArg2(l.GatewayRoutingDeleteScope, p.GatewayRoutingDeleteScope)
+	sameResult2(l.GatewayRoutingDelete, p.GatewayRoutingDelete)
+	sameArgRows2(l.GatewayRoutingLoad, p.GatewayRoutingLoad)
+	// prune.sql
+	sameResult2(l.SessionPruneCandidates, p.SessionPruneCandidates)
+	sameArg2(l.SessionGhostIDs, p.SessionGhostIDs)
+	sameResult2(l.SessionFinalizeOrphanedCompression, p.SessionFinalizeOrphanedCompression)
+	sameArg2(l.SessionArchiveLineage, p.SessionArchiveLineage)
+	sameResult2(l.SessionSetArchived, p.SessionSetArchived)
+	// health.sql
+	sameNoArg2(l.HealthOrphanMessages, p.HealthOrphanMessages)
+	sameNoArg2(l.HealthHasNULText, p.HealthHasNULText)
+	sameNoArgRows2(l.HealthCounterMismatches, p.HealthCounterMismatches)
+	sameNoArgRows2(l.HealthBadSessionValues, p.HealthBadSessionValues)
+	sameNoArgRows2(l.HealthBadMessageValues, p.HealthBadMessageValues)
+}
+
+// rows2 converts each PostgreSQL row to db's type.
+func rows2[P, L any](rows []P, conv func(P) L) []L {
+	out := make([]L, len(rows))
+	for i, r := range rows {
+		out[i] = conv(r)
+	}
+	return out
+}
+
+// check2 fails the test unless both engines' values are want.
+func check2[T any](t *testing.T, what string, want, lite, pg T, lerr, perr error) {
+	t.Helper()
+	if lerr != nil || perr != nil {
+		t.Fatalf("%s: sqlite error %v, postgres error %v", what, lerr, perr)
+	}
+	if diff := cmp.Diff(want, lite); diff != "" {
+		t.Errorf("%s on SQLite (-want +got):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(want, pg); diff != "" {
+		t.Errorf("%s on PostgreSQL (-want +got):\n%s", what, diff)
+	}
+}
+
+// checkSame2 fails the test unless both engines' values are equal (for
+// whole rows, whose expected parts check2 pins separately).
+func checkSame2[T any](t *testing.T, what string, lite, pg T) {
+	t.Helper()
+	if diff := cmp.Diff(lite, pg); diff != "" {
+		t.Errorf("%s (-sqlite +postgres):\n%s", what, diff)
+	}
+}
+
+var _ = sqlnum.Int{}
+
+func str2(s string) *string { return &s }
+func int2(v int64) *int64   { return &v }
+func real2(v float64) *float64 {
+	return &v
+}
+
+// listingRows2 are the sessions and messages of the listing test: roots,
+// /branch children (by marker and by a 'branched' parent), a delegate, an
+// orphaned delegate (listed), a compression chain, a malformed
+// model_config (no marker on either engine), an archived row, cwds in
+// both cases and with backslashes, and a non-ASCII title and preview.
+var listingRows2 = []string{
+	`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, model_config, title, cwd, archived, message_count) VALUES
+	('r1', 'cli', 100, 140, 'user_exit', NULL, NULL, 'Alpha Beta', '/Work/Proj', 0, 2),
+	('r2', 'tui', 200, 250, 'compression', NULL, NULL, 'Gamma', '/work/proj/sub', 0, 1),
+	('x1', 'cli', 180, NULL, NULL, NULL, 'not json', 'ÉCOLE', 'C:\Proj', 0, 3),
+	('o1', 'tool', 170, NULL, NULL, NULL, '{"_delegate_from":"__orphaned__"}', NULL, 'C:\Proj\x', 0, 0),
+	('a1', 'cli', 400, NULL, NULL, NULL, NULL, 'Archived one', '/work/proj', 1, 5),
+	('p3', 'cli', 290, 300, 'branched', NULL, NULL, NULL, NULL, 0, 0)`,
+	`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, model_config, title, cwd, archived, message_count) VALUES
+	('c2', 'tui', 260, NULL, NULL, 'r2', NULL, 'Gamma-Delta #2', '/work/proj/sub', 0, 1),
+	('b1', 'cli', 150, NULL, NULL, 'r1', '{"_branched_from":"r1"}', NULL, '/elsewhere', 0, 0),
+	('d1', 'cli', 160, NULL, NULL, 'r1', '{"_delegate_from":"r1"}', NULL, NULL, 0, 0),
+	('k1', 'cli', 170, NULL, NULL, 'r1', '{}', NULL, '  ', 0, 0),
+	('q3', 'cli', 310, NULL, NULL, 'p3', NULL, NULL, NULL, 0, 0)`,
+	"INSERT INTO messages (id, session_id, role, content, timestamp) VALUES " +
+		"(1, 'r1', 'user', 'hello\nworld\rx', 101), (2, 'r1', 'assistant', 'hi', 105), " +
+		"(3, 'r2', 'user', 'first', 201), (4, 'c2', 'user', 'continued', 300), " +
+		"(5, 'x1', 'user', '" + strings.Repeat("é", 70) + "', 181), (6, 'x1', 'tool', NULL, 182), " +
+		"(7, 'x1', 'user', 'second', 183)",
+}
+
+// TestPGQ2Listing runs listing.sql's queries on both engines over the same
+// rows.
+func TestPGQ2Listing(t *testing.T) {
+	p := newPair2(t)
+	p.exec(t, listingRows2...)
+	ctx := context.Background()
+	lq, pq := db.New(), pgdb.New()
+
+	ids := func(rows []db.SessionListRichRow) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.Session.ID)
+		}
+		return out
+	}
+	list := func(what string, arg db.SessionListRichParams, want []string) []db.SessionListRichRow {
+		t.Helper()
+		lite, lerr := lq.SessionListRich(ctx, p.lite, arg)
+		pg, perr := pq.SessionListRich(ctx, p.pg, pgdb.SessionListRichParams(arg))
+		pgRows := rows2(pg, listRow2)
+		check2(t, what, want, ids(lite), ids(pgRows), lerr, perr)
+		checkSame2(t, what+" rows", lite, pgRows)
+		return lite
+	}
+	listable := db.SessionListRichParams{Archived: int2(0), Limit: 20}
+	rows := list("listable", listable, []string{"q3", "p3", "r2", "x1", "o1", "b1", "r1"})
+	byID := map[string]db.SessionListRichRow{}
+	for _, r := range rows {
+		byID[r.Session.ID] = r
+	}
+	if r := byID["r1"]; r.PreviewRaw != "hello world x" || r.LastActive != 105 {
+		t.Errorf("r1: preview %q, last_active %v: want %q, 105", r.PreviewRaw, r.LastActive, "hello world x")
+	}
+	if r := byID["x1"]; r.PreviewRaw != strings.Repeat("é", 63) || r.LastActive != 183 {
+		t.Errorf("x1: preview %q, last_active %v: want 63 x é, 183", r.PreviewRaw, r.LastActive)
+	}
+	if r := byID["p3"]; r.PreviewRaw != "" || r.LastActive != 290 {
+		t.Errorf("p3: preview %q, last_active %v: want empty, 290", r.PreviewRaw, r.LastActive)
+	}
+	page := listable
+	page.Limit, page.Offset = 3, 2
+	list("page", page, []string{"r2", "x1", "o1"})
+	list("every row", db.SessionListRichParams{IncludeChildren: 1, Limit: 20},
+		[]string{"a1", "q3", "p3", "c2", "r2", "x1", "o1", "k1", "d1", "b1", "r1"})
+	list("cwd under C:\\Proj, any case", db.SessionListRichParams{IncludeChildren: 1, Limit: 20,
+		CwdPrefix: str2(`c:\proj`), CwdLikeSlash: str2(`c:\proj/%`), CwdLikeBackslash: str2(`c:\proj\%`)}, []string{"o1"})
+
+	count := func(what string, arg db.SessionCountListedParams, want int64) {
+		t.Helper()
+		lite, lerr := lq.SessionCountListed(ctx, p.lite, arg)
+		pg, perr := pq.SessionCountListed(ctx, p.pg, pgdb.SessionCountListedParams(arg))
+		check2(t, what, want, lite, pg, lerr, perr)
+	}
+	count("listable", db.SessionCountListedParams{Archived: int2(0)}, 7)
+	count("listable, not tui", db.SessionCountListedParams{Archived: int2(0), ExcludeSources: str2(`["tui"]`)}, 6)
+	count("cli only, archived", db.SessionCountListedParams{Source: str2("cli"), Archived: int2(1), IncludeChildren: 1}, 1)
+	count("cwd /work/proj", db.SessionCountListedParams{IncludeChildren: 1,
+		CwdPrefix: str2("/work/proj"), CwdLikeSlash: str2("/work/proj/%"), CwdLikeBackslash: str2(`/work/proj\%`)}, 3)
+	count("cwd C:\\Proj", db.SessionCountListedParams{IncludeChildren: 1,
+		CwdPrefix: str2(`c:\proj`), CwdLikeSlash: str2(`c:\proj/%`), CwdLikeBackslash: str2(`c:\proj\%`)}, 1)
+	count("2 messages or more", db.SessionCountListedParams{IncludeChildren: 1, MinMessageCount: 2}, 3)
+
+	// The chain: SQLite hands out rowids, PostgreSQL session ids; each
+	// engine's own values go back through SessionRichRowsByRowID as the
+	// store sends them (a JSON array), and the rows must match.
+	var rowids map[int64]string = map[int64]string{}
+	sqlRows, err := p.lite.QueryContext(ctx, "SELECT rowid, id FROM sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sqlRows.Next() {
+		var rowid int64
+		var id string
+		if err := sqlRows.Scan(&rowid, &id); err != nil {
+			t.Fatal(err)
+		}
+		rowids[rowid] = id
+	}
+	sqlRows.Close()
+	chain := func(what string, arg db.SessionListRichChainParams, want []string) {
+		t.Helper()
+		lite, lerr := lq.SessionListRichChain(ctx, p.lite, arg)
+		pg, perr := pq.SessionListRichChain(ctx, p.pg, pgdb.SessionListRichChainParams(arg))
+		if lerr != nil || perr != nil {
+			t.Fatalf("%s: sqlite error %v, postgres error %v", what, lerr, perr)
+		}
+		liteIDs, pgIDs := []string{}, []string{}
+		for _, v := range lite {
+			liteIDs = append(liteIDs, rowids[v.(int64)])
+		}
+		for _, v := range pg {
+			pgIDs = append(pgIDs, v.(string))
+		}
+		check2(t, what, want, liteIDs, pgIDs, nil, nil)
+		if len(lite) == 0 {
+			return
+		}
+		lj, _ := json.Marshal(lite)
+		pj, _ := json.Marshal(pg)
+		liteRows, lerr := lq.SessionRichRowsByRowID(ctx, p.lite, string(lj))
+		pgRows, perr := pq.SessionRichRowsByRowID(ctx, p.pg, string(pj))
+		got := rows2(pgRows, byRowIDRow2)
+		if lerr != nil || perr != nil {
+			t.Fatalf("%s: by rowid: sqlite error %v, postgres error %v", what, lerr, perr)
+		}
+		checkSame2(t, what+": rows by rowid", liteRows, got)
+		if n := len(liteRows); n != len(want) || liteRows[0].Session.ID != want[0] || liteRows[n-1].Session.ID != want[n-1] {
+			t.Errorf("%s: rows by rowid came back as %d rows, not %v in order", what, n, want)
+		}
+	}
+	base := db.SessionListRichChainParams{IncludeChildren: int64(0), Archived: int2(0), MinMessageCount: int64(0),
+		ByLastActive: int64(1), Limit: int64(20), Offset: int64(0),
+		IDNeedle: (*string)(nil), SearchNeedle: (*string)(nil), CompactNeedle: (*string)(nil),
+		Source: (*string)(nil), ExcludeSources: (*string)(nil), CwdPrefix: (*string)(nil),
+		CwdLikeSlash: (*string)(nil), CwdLikeBackslash: (*string)(nil)}
+	chain("by last activity", base, []string{"q3", "r2", "p3", "x1", "o1", "b1", "r1"})
+	arg := base
+	arg.Limit, arg.Offset = int64(2), int64(1)
+	chain("by last activity, a page", arg, []string{"r2", "p3"})
+	arg = base
+	arg.SearchNeedle, arg.CompactNeedle = str2("delta"), str2("delta")
+	chain("search in the chain's titles", arg, []string{"r2"})
+	arg.SearchNeedle, arg.CompactNeedle = str2("gammadelta"), str2("gammadelta")
+	chain("search without punctuation", arg, []string{"r2"})
+	arg.SearchNeedle, arg.CompactNeedle = str2("école"), str2("école")
+	chain("no Unicode case folding", arg, []string{})
+	arg.SearchNeedle, arg.CompactNeedle = str2("cole"), str2("cole")
+	chain("ASCII case folding", arg, []string{"x1"})
+	arg = base
+	arg.IDNeedle = str2("c2")
+	chain("id in the chain", arg, []string{"r2"})
+	arg.IDNeedle, arg.ByLastActive = str2("1"), int64(0)
+	chain("id, by start", arg, []string{"x1", "o1", "b1", "r1"})
+	arg = base
+	arg.ExcludeSources, arg.Archived = str2(`["tui","tool"]`), (*int64)(nil)
+	chain("archived too, no tui or tool", arg, []string{"a1", "q3", "p3", "x1", "b1", "r1"})
+
+	// SessionRichRow
+	for _, id := range []string{"x1", "c2"} {
+		lite, lerr := lq.SessionRichRow(ctx, p.lite, id)
+		pg, perr := pq.SessionRichRow(ctx, p.pg, id)
+		if lerr != nil || perr != nil {
+			t.Fatalf("SessionRichRow(%s): sqlite error %v, postgres error %v", id, lerr, perr)
+		}
+		checkSame2(t, "SessionRichRow("+id+")", lite, richRow2(pg))
+	}
+	if r, err := lq.SessionRichRow(ctx, p.lite, "c2"); err != nil || r.PreviewRaw != "continued" || r.LastActive != 300 {
+		t.Errorf("SessionRichRow(c2) = %q, %v, %v: want continued, 300", r.PreviewRaw, r.LastActive, err)
+	}
+
+	cwds := func(includeArchived int64, want []db.SessionDistinctCwdsRow) {
+		t.Helper()
+		lite, lerr := lq.SessionDistinctCwds(ctx, p.lite, includeArchived)
+		pg, perr := pq.SessionDistinctCwds(ctx, p.pg, includeArchived)
+		check2(t, "SessionDistinctCwds", want, lite, rows2(pg, func(r pgdb.SessionDistinctCwdsRow) db.SessionDistinctCwdsRow { return db.SessionDistinctCwdsRow(r) }), lerr, perr)
+	}
+	cwds(0, []db.SessionDistinctCwdsRow{
+		{Cwd: "/Work/Proj", Sessions: 1, LastActive: 140},
+		{Cwd: "/elsewhere", Sessions: 1, LastActive: 150},
+		{Cwd: "/work/proj/sub", Sessions: 2, LastActive: 260},
+		{Cwd: `C:\Proj`, Sessions: 1, LastActive: 180},
+		{Cwd: `C:\Proj\x`, Sessions: 1, LastActive: 170},
+	})
+	cwds(1, []db.SessionDistinctCwdsRow{
+		{Cwd: "/Work/Proj", Sessions: 1, LastActive: 140},
+		{Cwd: "/elsewhere", Sessions: 1, LastActive: 150},
+		{Cwd: "/work/proj", Sessions: 1, LastActive: 400},
+		{Cwd: "/work/proj/sub", Sessions: 2, LastActive: 260},
+		{Cwd: `C:\Proj`, Sessions: 1, LastActive: 180},
+		{Cwd: `C:\Proj\x`, Sessions: 1, LastActive: 170},
+	})
+}
