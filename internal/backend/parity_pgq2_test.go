@@ -187,7 +187,8 @@ func sameResult2[LA, PA, R any](func(context.Context, db.DBTX, LA) (R, error), f
 
 // sameNoArg2 compiles only when both engines' parameterless methods return
 // the same R.
-func sameNoArg2[R any](func(context.Context, db.DBTX) (R, error), func(context.Context, pgdb.DBTX) (R, error)) {}
+func sameNoArg2[R any](func(context.Context, db.DBTX) (R, error), func(context.Context, pgdb.DBTX) (R, error)) {
+}
 
 // sameExec2 compiles only when both engines' :exec methods exist with a
 // params struct each.
@@ -489,4 +490,262 @@ func TestPGQ2Listing(t *testing.T) {
 		{Cwd: `C:\Proj`, Sessions: 1, LastActive: 180},
 		{Cwd: `C:\Proj\x`, Sessions: 1, LastActive: 170},
 	})
+}
+
+// TestPGQ2Lineage runs lineage.sql's walks on both engines over one tree:
+// g0 -> g1 (compression) -> g2a (ended, malformed model_config), g2b
+// (live) -> g3, with a /branch child and a tool child of g0, and a
+// two-session parent cycle.
+func TestPGQ2Lineage(t *testing.T) {
+	p := newPair2(t)
+	p.exec(t,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, model_config, title) VALUES
+		('g0', 'cli', 10, 20, 'compression', NULL, NULL, 'root'),
+		('y1', 'cli', 1, NULL, NULL, NULL, NULL, NULL)`,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, model_config, title) VALUES
+		('g1', 'cli', 21, 30, 'compression', 'g0', NULL, 'one'),
+		('g1b', 'cli', 22, NULL, NULL, 'g0', '{"_branched_from":"g0"}', NULL),
+		('g1t', 'tool', 23, NULL, NULL, 'g0', NULL, NULL),
+		('y2', 'cli', 2, NULL, NULL, 'y1', NULL, NULL)`,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, model_config, title) VALUES
+		('g2a', 'cli', 31, 40, 'user_exit', 'g1', '{bad', NULL),
+		('g2b', 'cli', 32, NULL, NULL, 'g1', NULL, 'two')`,
+		`INSERT INTO sessions (id, source, started_at, parent_session_id) VALUES ('g3', 'cli', 33, 'g2b')`,
+		`UPDATE sessions SET parent_session_id = 'y2' WHERE id = 'y1'`,
+		`INSERT INTO messages (id, session_id, role, content, timestamp) VALUES (1, 'g1', 'user', 'a', 25), (2, 'g2a', 'user', 'b', 100)`,
+	)
+	ctx := context.Background()
+	lq, pq := db.New(), pgdb.New()
+
+	ids := func(what, id string, want []string, lite func() ([]string, error), pg func() ([]string, error)) {
+		t.Helper()
+		l, lerr := lite()
+		g, perr := pg()
+		check2(t, what+"("+id+")", want, l, g, lerr, perr)
+	}
+	for id, want := range map[string][]string{"g0": {"g0", "g1", "g2b"}, "g2b": {"g2b"}, "zz": {"zz"}} {
+		ids("SessionCompressionWalk", id, want,
+			func() ([]string, error) { return lq.SessionCompressionWalk(ctx, p.lite, id) },
+			func() ([]string, error) { return pq.SessionCompressionWalk(ctx, p.pg, id) })
+	}
+	for id, want := range map[string][]string{"g2b": {"g2b", "g1", "g0"}, "g1b": {"g1b"}, "g1t": {"g1t"}, "zz": {}} {
+		ids("SessionCompressionAncestors", id, want,
+			func() ([]string, error) { return lq.SessionCompressionAncestors(ctx, p.lite, id) },
+			func() ([]string, error) { return pq.SessionCompressionAncestors(ctx, p.pg, id) })
+	}
+
+	real := sqlnum.RealOf
+	anc := func(id string, want []db.SessionAncestorsRow) {
+		t.Helper()
+		l, lerr := lq.SessionAncestors(ctx, p.lite, id)
+		g, perr := pq.SessionAncestors(ctx, p.pg, id)
+		check2(t, "SessionAncestors("+id+")", want, l, rows2(g, func(r pgdb.SessionAncestorsRow) db.SessionAncestorsRow { return db.SessionAncestorsRow(r) }), lerr, perr)
+	}
+	anc("g3", []db.SessionAncestorsRow{
+		{ID: "g3", StartedAt: real(33), ParentSessionID: str2("g2b"), Depth: 0},
+		{ID: "g2b", Title: str2("two"), StartedAt: real(32), ParentSessionID: str2("g1"), Depth: 1},
+		{ID: "g1", Title: str2("one"), StartedAt: real(21), ParentSessionID: str2("g0"), Depth: 2},
+		{ID: "g0", Title: str2("root"), StartedAt: real(10), Depth: 3},
+	})
+	// The cycle: 101 rows, depth 0 to 100, y1 and y2 in turn.
+	cycle := []db.SessionAncestorsRow{}
+	for d := range int64(101) {
+		r := db.SessionAncestorsRow{ID: "y1", StartedAt: real(1), ParentSessionID: str2("y2"), Depth: d}
+		if d%2 == 1 {
+			r = db.SessionAncestorsRow{ID: "y2", StartedAt: real(2), ParentSessionID: str2("y1"), Depth: d}
+		}
+		cycle = append(cycle, r)
+	}
+	anc("y1", cycle)
+
+	desc := func(id string, want []db.SessionDescendantsRow) {
+		t.Helper()
+		l, lerr := lq.SessionDescendants(ctx, p.lite, id)
+		g, perr := pq.SessionDescendants(ctx, p.pg, id)
+		check2(t, "SessionDescendants("+id+")", want, l, rows2(g, func(r pgdb.SessionDescendantsRow) db.SessionDescendantsRow { return db.SessionDescendantsRow(r) }), lerr, perr)
+	}
+	desc("g0", []db.SessionDescendantsRow{
+		{ID: "g0", Title: str2("root"), StartedAt: real(10), Depth: 0},
+		{ID: "g1", Title: str2("one"), StartedAt: real(21), ParentSessionID: str2("g0"), Depth: 1},
+		{ID: "g1b", StartedAt: real(22), ParentSessionID: str2("g0"), Depth: 1},
+		{ID: "g1t", StartedAt: real(23), ParentSessionID: str2("g0"), Depth: 1},
+		{ID: "g2a", StartedAt: real(31), ParentSessionID: str2("g1"), Depth: 2},
+		{ID: "g2b", Title: str2("two"), StartedAt: real(32), ParentSessionID: str2("g1"), Depth: 2},
+		{ID: "g3", StartedAt: real(33), ParentSessionID: str2("g2b"), Depth: 3},
+	})
+	desc("zz", []db.SessionDescendantsRow{})
+
+	resume := func(id string, want []db.SessionResumeWalkRow) {
+		t.Helper()
+		l, lerr := lq.SessionResumeWalk(ctx, p.lite, id)
+		g, perr := pq.SessionResumeWalk(ctx, p.pg, id)
+		check2(t, "SessionResumeWalk("+id+")", want, l, rows2(g, func(r pgdb.SessionResumeWalkRow) db.SessionResumeWalkRow { return db.SessionResumeWalkRow(r) }), lerr, perr)
+	}
+	resume("g0", []db.SessionResumeWalkRow{{ID: "g0"}, {ID: "g1", HasMessages: 1}, {ID: "g2b"}, {ID: "g3"}})
+	resume("g2a", []db.SessionResumeWalkRow{{ID: "g2a", HasMessages: 1}})
+}
+
+// TestPGQ2Prune runs prune.sql's queries on both engines.
+func TestPGQ2Prune(t *testing.T) {
+	p := newPair2(t)
+	p.exec(t,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, title, model, billing_provider, git_branch, cwd,
+			input_tokens, output_tokens, actual_cost_usd, estimated_cost_usd, tool_call_count, user_id, chat_id, chat_type, message_count, archived) VALUES
+		('e1', 'cli', 10, 11, 'user_exit', 'Old Title', 'GPT-4o', 'OpenAI', 'Feature/X', '/w', 100, 50, NULL, 0.5, 3, 'u', 'c', 'dm', 4, 0),
+		('e2', 'tui', 20, 21, NULL, NULL, NULL, NULL, NULL, '/w/sub', 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0),
+		('e3', 'cli', 5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0),
+		('e4', 'cli', 30, 31, 'compression', 'ÉTÉ', NULL, NULL, NULL, '/W/x', 0, 0, 2, 9, 0, NULL, NULL, NULL, 0, 1),
+		('pa', 'cli', 40, 50, 'compression', NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0)`,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, api_call_count) VALUES
+		('pc', 'cli', 51, 55, 'compression', 'pa', 0)`,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id, api_call_count) VALUES
+		('oc', 'cli', 60, NULL, NULL, 'pc', 0),
+		('Zc', 'cli', 61, NULL, NULL, 'pc', 3)`,
+		`INSERT INTO messages (id, session_id, role, content, timestamp) VALUES (1, 'oc', 'user', 'x', 61), (2, 'e1', 'user', 'y', 10)`,
+	)
+	ctx := context.Background()
+	lq, pq := db.New(), pgdb.New()
+
+	cand := func(what string, arg db.SessionPruneCandidatesParams, want []string) {
+		t.Helper()
+		l, lerr := lq.SessionPruneCandidates(ctx, p.lite, arg)
+		g, perr := pq.SessionPruneCandidates(ctx, p.pg, pgdb.SessionPruneCandidatesParams(arg))
+		check2(t, what, want, l, g, lerr, perr)
+	}
+	cand("every ended row", db.SessionPruneCandidatesParams{}, []string{"e1", "e2", "e4", "pa", "pc"})
+	cand("not archived", db.SessionPruneCandidatesParams{Archived: int2(0)}, []string{"e1", "e2", "pa", "pc"})
+	cand("title, ASCII case", db.SessionPruneCandidatesParams{TitleLike: str2("%title%")}, []string{"e1"})
+	cand("title, _ a wildcard", db.SessionPruneCandidatesParams{TitleLike: str2("old_title")}, []string{"e1"})
+	cand("title, no Unicode case", db.SessionPruneCandidatesParams{TitleLike: str2("%été%")}, []string{})
+	cand("model", db.SessionPruneCandidatesParams{ModelLike: str2("%gpt%")}, []string{"e1"})
+	cand("provider", db.SessionPruneCandidatesParams{Provider: str2("openai")}, []string{"e1"})
+	cand("branch", db.SessionPruneCandidatesParams{BranchLike: str2("feature/%")}, []string{"e1"})
+	cand("cwd", db.SessionPruneCandidatesParams{CwdExact: str2("/w"), CwdSlash: str2("/w/%"), CwdBackslash: str2(`/w\%`)}, []string{"e1", "e2", "e4"})
+	cand("tokens", db.SessionPruneCandidatesParams{MinTokens: int2(150)}, []string{"e1"})
+	cand("few tokens", db.SessionPruneCandidatesParams{MaxTokens: int2(149), Archived: int2(0)}, []string{"e2", "pa", "pc"})
+	cand("cost", db.SessionPruneCandidatesParams{MinCost: real2(0.5), MaxCost: real2(2)}, []string{"e1", "e4"})
+	cand("tool calls", db.SessionPruneCandidatesParams{MinToolCalls: int2(1), MaxToolCalls: int2(3)}, []string{"e1"})
+	cand("time window", db.SessionPruneCandidatesParams{StartedAfter: real2(20), StartedBefore: real2(40)}, []string{"e2", "e4"})
+	cand("source and reason", db.SessionPruneCandidatesParams{Source: str2("cli"), EndReason: str2("compression")}, []string{"e4", "pa", "pc"})
+	cand("messages", db.SessionPruneCandidatesParams{MinMessages: int2(1), MaxMessages: int2(4)}, []string{"e1"})
+	cand("peer", db.SessionPruneCandidatesParams{UserID: str2("u"), ChatID: str2("c"), ChatType: str2("dm")}, []string{"e1"})
+
+	l, lerr := lq.SessionGhostIDs(ctx, p.lite, 1000)
+	g, perr := pq.SessionGhostIDs(ctx, p.pg, 1000)
+	check2(t, "SessionGhostIDs", []string{"e2"}, l, g, lerr, perr)
+
+	fin := db.SessionFinalizeOrphanedCompressionParams{Now: 500, Cutoff: 100}
+	for _, want := range []int64{1, 0} {
+		l, lerr := lq.SessionFinalizeOrphanedCompression(ctx, p.lite, fin)
+		g, perr := pq.SessionFinalizeOrphanedCompression(ctx, p.pg, pgdb.SessionFinalizeOrphanedCompressionParams(fin))
+		check2(t, "SessionFinalizeOrphanedCompression", want, l, g, lerr, perr)
+	}
+	var lite, pg string
+	if err := p.lite.QueryRowContext(ctx, "SELECT ended_at || ' ' || end_reason FROM sessions WHERE id = 'oc'").Scan(&lite); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.pg.QueryRow(ctx, "SELECT ended_at || ' ' || end_reason FROM sessions WHERE id = 'oc'").Scan(&pg); err != nil {
+		t.Fatal(err)
+	}
+	if lite != "500.0 orphaned_compression" || pg != "500 orphaned_compression" {
+		t.Errorf("oc after finalizing: %q on SQLite, %q on PostgreSQL", lite, pg)
+	}
+
+	for id, want := range map[string][]string{"pc": {"Zc", "oc", "pa", "pc"}, "oc": {"oc", "pa", "pc"}, "nope": {"nope"}} {
+		l, lerr := lq.SessionArchiveLineage(ctx, p.lite, id)
+		g, perr := pq.SessionArchiveLineage(ctx, p.pg, id)
+		check2(t, "SessionArchiveLineage("+id+")", want, l, g, lerr, perr)
+	}
+
+	for _, c := range []struct {
+		arg  db.SessionSetArchivedParams
+		want int64
+	}{{db.SessionSetArchivedParams{Archived: 1, ID: "e1"}, 1}, {db.SessionSetArchivedParams{Archived: 1, ID: "e1"}, 1}, {db.SessionSetArchivedParams{Archived: 1, ID: "nope"}, 0}} {
+		l, lerr := lq.SessionSetArchived(ctx, p.lite, c.arg)
+		g, perr := pq.SessionSetArchived(ctx, p.pg, pgdb.SessionSetArchivedParams(c.arg))
+		check2(t, "SessionSetArchived("+c.arg.ID+")", c.want, l, g, lerr, perr)
+	}
+	cand("archived after SetArchived", db.SessionPruneCandidatesParams{Archived: int2(1)}, []string{"e1", "e4"})
+}
+
+// TestPGQ2Health runs health.sql's queries on both engines: counters that
+// match, a count above the rows, a NULL count, a compaction, and tool
+// calls as an array, an object and malformed text.
+func TestPGQ2Health(t *testing.T) {
+	p := newPair2(t)
+	p.exec(t,
+		`INSERT INTO sessions (id, source, started_at, message_count, tool_call_count) VALUES
+		('h1', 'cli', 1, 2, 3), ('h2', 'cli', 2, 5, 0), ('h3', 'cli', 3, NULL, 0), ('h4', 'cli', 4, 1, 0), ('h5', 'cli', 5, 0, 2)`,
+		`INSERT INTO messages (id, session_id, role, tool_calls, timestamp, compacted) VALUES
+		(1, 'h1', 'assistant', '[1,2]', 1, 0), (2, 'h1', 'assistant', '{"x":1}', 2, 0),
+		(3, 'h2', 'user', NULL, 1, 0),
+		(4, 'h3', 'assistant', 'not json', 1, 0), (5, 'h3', 'user', NULL, 2, 0),
+		(9, 'h4', 'assistant', '[1]', 1, 0), (10, 'h4', 'user', NULL, 2, 1), (11, 'h4', 'user', NULL, 3, 0)`,
+	)
+	ctx := context.Background()
+	lq, pq := db.New(), pgdb.New()
+
+	l, lerr := lq.HealthCounterMismatches(ctx, p.lite)
+	g, perr := pq.HealthCounterMismatches(ctx, p.pg)
+	check2(t, "HealthCounterMismatches", []db.HealthCounterMismatchesRow{
+		{ID: "h2", StoredMessages: 5, ActualMessages: 1, StoredCalls: 0, ActualCalls: 0},
+		{ID: "h3", StoredMessages: 0, ActualMessages: 2, StoredCalls: 0, ActualCalls: 1},
+		{ID: "h5", StoredMessages: 0, ActualMessages: 0, StoredCalls: 2, ActualCalls: 0},
+	}, l, rows2(g, func(r pgdb.HealthCounterMismatchesRow) db.HealthCounterMismatchesRow { return db.HealthCounterMismatchesRow(r) }), lerr, perr)
+
+	ln, lerr := lq.HealthOrphanMessages(ctx, p.lite)
+	gn, perr := pq.HealthOrphanMessages(ctx, p.pg)
+	check2(t, "HealthOrphanMessages", 0, ln, gn, lerr, perr)
+
+	ls, lerr := lq.HealthBadSessionValues(ctx, p.lite)
+	gs, perr := pq.HealthBadSessionValues(ctx, p.pg)
+	check2(t, "HealthBadSessionValues", []db.HealthBadSessionValuesRow{}, ls,
+		rows2(gs, func(r pgdb.HealthBadSessionValuesRow) db.HealthBadSessionValuesRow { return db.HealthBadSessionValuesRow(r) }), lerr, perr)
+	lm, lerr := lq.HealthBadMessageValues(ctx, p.lite)
+	gm, perr := pq.HealthBadMessageValues(ctx, p.pg)
+	check2(t, "HealthBadMessageValues", []db.HealthBadMessageValuesRow{}, lm,
+		rows2(gm, func(r pgdb.HealthBadMessageValuesRow) db.HealthBadMessageValuesRow { return db.HealthBadMessageValuesRow(r) }), lerr, perr)
+	lb, lerr := lq.HealthHasNULText(ctx, p.lite)
+	gb, perr := pq.HealthHasNULText(ctx, p.pg)
+	check2(t, "HealthHasNULText", false, lb, gb, lerr, perr)
+
+	// Where only SQLite can hold such values, only SQLite finds them: a
+	// TEXT counter and a NUL byte (PostgreSQL's typed columns and text
+	// refuse both).
+	if _, err := p.lite.ExecContext(ctx, "UPDATE sessions SET input_tokens = 'many' WHERE id = 'h1'; UPDATE messages SET content = 'a' || char(0) || 'b' WHERE id = 3"); err != nil {
+		t.Fatal(err)
+	}
+	if ls, err := lq.HealthBadSessionValues(ctx, p.lite); err != nil || len(ls) != 1 || ls[0].ID != "h1" || ls[0].InputTokens != "text" {
+		t.Errorf("HealthBadSessionValues on SQLite with a TEXT counter = %+v, %v", ls, err)
+	}
+	if lb, err := lq.HealthHasNULText(ctx, p.lite); err != nil || !lb {
+		t.Errorf("HealthHasNULText on SQLite with a NUL = %v, %v", lb, err)
+	}
+	if _, err := p.pg.Exec(ctx, "UPDATE messages SET content = 'a' || chr(0) || 'b' WHERE id = 3"); err == nil {
+		t.Error("PostgreSQL stored a U+0000")
+	}
+}
+
+// TestPGQ2JSONOrNull checks hermes_json_or_null: the jsonb of JSON text,
+// NULL (never an error) for text jsonb refuses, and NULL for NULL.
+func TestPGQ2JSONOrNull(t *testing.T) {
+	conn := newPG2(t)
+	ctx := context.Background()
+	for in, want := range map[string]string{
+		`{"a": [1, "x"]}`: `{"a": [1, "x"]}`,
+		` "s" `:            `"s"`,
+		`null`:             `null`,
+	} {
+		var got string
+		if err := conn.QueryRow(ctx, "SELECT hermes_json_or_null($1)::text", in).Scan(&got); err != nil || got != want {
+			t.Errorf("hermes_json_or_null(%q) = %q, %v: want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []*string{nil, str2("not json"), str2("{a: 1}"), str2(`{"a":"\u0000"}`), str2(`"\ud800"`),
+		str2("1e1000000"), str2(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), str2("")} {
+		var isNull bool
+		if err := conn.QueryRow(ctx, "SELECT hermes_json_or_null($1) IS NULL", in).Scan(&isNull); err != nil || !isNull {
+			t.Errorf("hermes_json_or_null(%v) IS NULL = %v, %v: want true", in, isNull, err)
+		}
+	}
 }
