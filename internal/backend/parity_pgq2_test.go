@@ -691,7 +691,9 @@ func TestPGQ2Health(t *testing.T) {
 		{ID: "h2", StoredMessages: 5, ActualMessages: 1, StoredCalls: 0, ActualCalls: 0},
 		{ID: "h3", StoredMessages: 0, ActualMessages: 2, StoredCalls: 0, ActualCalls: 1},
 		{ID: "h5", StoredMessages: 0, ActualMessages: 0, StoredCalls: 2, ActualCalls: 0},
-	}, l, rows2(g, func(r pgdb.HealthCounterMismatchesRow) db.HealthCounterMismatchesRow { return db.HealthCounterMismatchesRow(r) }), lerr, perr)
+	}, l, rows2(g, func(r pgdb.HealthCounterMismatchesRow) db.HealthCounterMismatchesRow {
+		return db.HealthCounterMismatchesRow(r)
+	}), lerr, perr)
 
 	ln, lerr := lq.HealthOrphanMessages(ctx, p.lite)
 	gn, perr := pq.HealthOrphanMessages(ctx, p.pg)
@@ -700,11 +702,15 @@ func TestPGQ2Health(t *testing.T) {
 	ls, lerr := lq.HealthBadSessionValues(ctx, p.lite)
 	gs, perr := pq.HealthBadSessionValues(ctx, p.pg)
 	check2(t, "HealthBadSessionValues", []db.HealthBadSessionValuesRow{}, ls,
-		rows2(gs, func(r pgdb.HealthBadSessionValuesRow) db.HealthBadSessionValuesRow { return db.HealthBadSessionValuesRow(r) }), lerr, perr)
+		rows2(gs, func(r pgdb.HealthBadSessionValuesRow) db.HealthBadSessionValuesRow {
+			return db.HealthBadSessionValuesRow(r)
+		}), lerr, perr)
 	lm, lerr := lq.HealthBadMessageValues(ctx, p.lite)
 	gm, perr := pq.HealthBadMessageValues(ctx, p.pg)
 	check2(t, "HealthBadMessageValues", []db.HealthBadMessageValuesRow{}, lm,
-		rows2(gm, func(r pgdb.HealthBadMessageValuesRow) db.HealthBadMessageValuesRow { return db.HealthBadMessageValuesRow(r) }), lerr, perr)
+		rows2(gm, func(r pgdb.HealthBadMessageValuesRow) db.HealthBadMessageValuesRow {
+			return db.HealthBadMessageValuesRow(r)
+		}), lerr, perr)
 	lb, lerr := lq.HealthHasNULText(ctx, p.lite)
 	gb, perr := pq.HealthHasNULText(ctx, p.pg)
 	check2(t, "HealthHasNULText", false, lb, gb, lerr, perr)
@@ -733,8 +739,8 @@ func TestPGQ2JSONOrNull(t *testing.T) {
 	ctx := context.Background()
 	for in, want := range map[string]string{
 		`{"a": [1, "x"]}`: `{"a": [1, "x"]}`,
-		` "s" `:            `"s"`,
-		`null`:             `null`,
+		` "s" `:           `"s"`,
+		`null`:            `null`,
 	} {
 		var got string
 		if err := conn.QueryRow(ctx, "SELECT hermes_json_or_null($1)::text", in).Scan(&got); err != nil || got != want {
@@ -748,4 +754,339 @@ func TestPGQ2JSONOrNull(t *testing.T) {
 			t.Errorf("hermes_json_or_null(%v) IS NULL = %v, %v: want true", in, isNull, err)
 		}
 	}
+}
+
+// TestPGQ2Delegations runs delegations.sql's protocol on both engines,
+// step by step, comparing every count and, at the end of each stage,
+// every row.
+func TestPGQ2Delegations(t *testing.T) {
+	p := newPair2(t)
+	ctx := context.Background()
+	lq, pq := db.New(), pgdb.New()
+	real, integer := sqlnum.RealOf, sqlnum.IntOf
+
+	toDB := func(r pgdb.AsyncDelegation) db.AsyncDelegation { return db.AsyncDelegation(r) }
+	list := func(what string, want []string) []db.AsyncDelegation {
+		t.Helper()
+		l, lerr := lq.DelegationList(ctx, p.lite)
+		g, perr := pq.DelegationList(ctx, p.pg)
+		got := rows2(g, toDB)
+		if lerr != nil || perr != nil {
+			t.Fatalf("%s: DelegationList: sqlite error %v, postgres error %v", what, lerr, perr)
+		}
+		checkSame2(t, what+": DelegationList", l, got)
+		ids := []string{}
+		for _, r := range l {
+			ids = append(ids, r.DelegationID)
+		}
+		if diff := cmp.Diff(want, ids); diff != "" {
+			t.Errorf("%s: DelegationList ids (-want +got):\n%s", what, diff)
+		}
+		return l
+	}
+	dispatch := func(arg db.DelegationDispatchParams) {
+		t.Helper()
+		lerr := lq.DelegationDispatch(ctx, p.lite, arg)
+		perr := pq.DelegationDispatch(ctx, p.pg, pgdb.DelegationDispatchParams(arg))
+		check2(t, "DelegationDispatch("+arg.DelegationID+")", 0, 0, 0, lerr, perr)
+	}
+	rowsChanged := func(what string, want int64, lite func() (int64, error), pg func() (int64, error)) {
+		t.Helper()
+		l, lerr := lite()
+		g, perr := pg()
+		check2(t, what, want, l, g, lerr, perr)
+	}
+	d1 := db.DelegationDispatchParams{DelegationID: "d1", OriginSession: "s", OriginUiSessionID: "ui", ParentSessionID: str2("p"),
+		DispatchedAt: real(10), UpdatedAt: real(10), OwnerPID: integer(42), OwnerStartedAt: integer(7), TaskJSON: str2(`{"t":1}`)}
+	dispatch(d1)
+	dispatch(db.DelegationDispatchParams{DelegationID: "d2", OriginSession: "s", DispatchedAt: real(20), UpdatedAt: real(20)})
+	dispatch(db.DelegationDispatchParams{DelegationID: "D3", OriginSession: "s", DispatchedAt: real(30), UpdatedAt: real(30)})
+	list("dispatched", []string{"d1", "d2", "D3"})
+
+	complete := func(arg db.DelegationCompleteParams, want int64) {
+		t.Helper()
+		rowsChanged("DelegationComplete("+arg.DelegationID+")", want,
+			func() (int64, error) { return lq.DelegationComplete(ctx, p.lite, arg) },
+			func() (int64, error) { return pq.DelegationComplete(ctx, p.pg, pgdb.DelegationCompleteParams(arg)) })
+	}
+	complete(db.DelegationCompleteParams{State: "completed", CompletedAt: real(50), UpdatedAt: real(50), EventJSON: str2(`{"e":1}`), ResultJSON: str2("r"), DelegationID: "d1"}, 1)
+	complete(db.DelegationCompleteParams{State: "completed", DelegationID: "nope"}, 0)
+	for id, want := range map[string]bool{"d1": true, "nope": false} {
+		l, lerr := lq.DelegationExists(ctx, p.lite, id)
+		g, perr := pq.DelegationExists(ctx, p.pg, id)
+		check2(t, "DelegationExists("+id+")", want, l, g, lerr, perr)
+	}
+
+	claim := func(arg db.DelegationClaimParams, want int64) {
+		t.Helper()
+		rowsChanged("DelegationClaim("+deref2(arg.Claim)+")", want,
+			func() (int64, error) { return lq.DelegationClaim(ctx, p.lite, arg) },
+			func() (int64, error) { return pq.DelegationClaim(ctx, p.pg, pgdb.DelegationClaimParams(arg)) })
+	}
+	release := func(arg db.DelegationReleaseParams, want int64) {
+		t.Helper()
+		rowsChanged("DelegationRelease("+deref2(arg.Claim)+")", want,
+			func() (int64, error) { return lq.DelegationRelease(ctx, p.lite, arg) },
+			func() (int64, error) { return pq.DelegationRelease(ctx, p.pg, pgdb.DelegationReleaseParams(arg)) })
+	}
+	claim(db.DelegationClaimParams{Claim: str2("c1"), Now: real(60), DelegationID: "d1", StaleBefore: real(0)}, 1)
+	claim(db.DelegationClaimParams{Claim: str2("c2"), Now: real(61), DelegationID: "d1", StaleBefore: real(55)}, 0)
+	claim(db.DelegationClaimParams{Claim: str2("c2"), Now: real(200), DelegationID: "d1", StaleBefore: real(100)}, 1)
+	release(db.DelegationReleaseParams{Now: real(201), DelegationID: "d1", Claim: str2("c1")}, 0)
+	release(db.DelegationReleaseParams{Now: real(201), DelegationID: "d1", Claim: str2("c2")}, 1)
+	claim(db.DelegationClaimParams{Claim: str2("c3"), Now: real(202), DelegationID: "d1", StaleBefore: real(0)}, 1)
+	rows := list("claimed", []string{"d1", "d2", "D3"})
+	if r := rows[0]; deref2(r.DeliveryClaim) != "c3" || r.DeliveryAttempts != integer(3) || r.DeliveryClaimedAt != real(202) {
+		t.Errorf("d1 after three claims: %+v", r)
+	}
+	rowsChanged("DelegationCompleteDelivery(c3)", 1,
+		func() (int64, error) {
+			return lq.DelegationCompleteDelivery(ctx, p.lite, db.DelegationCompleteDeliveryParams{Now: real(203), DelegationID: "d1", Claim: str2("c3")})
+		},
+		func() (int64, error) {
+			return pq.DelegationCompleteDelivery(ctx, p.pg, pgdb.DelegationCompleteDeliveryParams{Now: real(203), DelegationID: "d1", Claim: str2("c3")})
+		})
+	rowsChanged("DelegationMarkUnknown(d2)", 1,
+		func() (int64, error) {
+			return lq.DelegationMarkUnknown(ctx, p.lite, db.DelegationMarkUnknownParams{Now: real(70), EventJSON: str2(`{"u":1}`), DelegationID: "d2"})
+		},
+		func() (int64, error) {
+			return pq.DelegationMarkUnknown(ctx, p.pg, pgdb.DelegationMarkUnknownParams{Now: real(70), EventJSON: str2(`{"u":1}`), DelegationID: "d2"})
+		})
+	for _, want := range []int64{1, 0} {
+		rowsChanged("DelegationMarkDelivered(d2)", want,
+			func() (int64, error) {
+				return lq.DelegationMarkDelivered(ctx, p.lite, db.DelegationMarkDeliveredParams{Now: real(80), DelegationID: "d2"})
+			},
+			func() (int64, error) {
+				return pq.DelegationMarkDelivered(ctx, p.pg, pgdb.DelegationMarkDeliveredParams{Now: real(80), DelegationID: "d2"})
+			})
+	}
+	list("delivered", []string{"d1", "d2", "D3"})
+
+	// A second dispatch of d1 starts its row over, every column.
+	d1.DispatchedAt, d1.UpdatedAt, d1.OwnerPID, d1.TaskJSON = real(90), real(90), sqlnum.Int{}, nil
+	dispatch(d1)
+	l, lerr := lq.DelegationGet(ctx, p.lite, "d1")
+	g, perr := pq.DelegationGet(ctx, p.pg, "d1")
+	check2(t, "DelegationGet(d1) after a second dispatch", db.AsyncDelegation{
+		DelegationID: "d1", OriginSession: "s", OriginUiSessionID: "ui", ParentSessionID: str2("p"), State: "running",
+		DispatchedAt: real(90), UpdatedAt: real(90), DeliveryState: "pending", DeliveryAttempts: integer(0),
+		OwnerStartedAt: integer(7),
+	}, l, toDB(g), lerr, perr)
+
+	inFlight := func(want []string) {
+		t.Helper()
+		l, lerr := lq.DelegationInFlight(ctx, p.lite)
+		g, perr := pq.DelegationInFlight(ctx, p.pg)
+		checkSame2(t, "DelegationInFlight", l, rows2(g, toDB))
+		ids := []string{}
+		for _, r := range l {
+			ids = append(ids, r.DelegationID)
+		}
+		check2(t, "DelegationInFlight ids", want, ids, ids, lerr, perr)
+	}
+	inFlight([]string{"D3", "d1"})
+
+	undelivered := func(want []string) {
+		t.Helper()
+		l, lerr := lq.DelegationUndelivered(ctx, p.lite)
+		g, perr := pq.DelegationUndelivered(ctx, p.pg)
+		checkSame2(t, "DelegationUndelivered", l, rows2(g, toDB))
+		ids := []string{}
+		for _, r := range l {
+			ids = append(ids, r.DelegationID)
+		}
+		check2(t, "DelegationUndelivered ids", want, ids, ids, lerr, perr)
+	}
+	undelivered([]string{})
+	dispatch(db.DelegationDispatchParams{DelegationID: "d4", OriginSession: "s", DispatchedAt: real(40), UpdatedAt: real(40)})
+	complete(db.DelegationCompleteParams{State: "failed", UpdatedAt: real(100), EventJSON: str2("{}"), DelegationID: "D3"}, 1)
+	complete(db.DelegationCompleteParams{State: "completed", CompletedAt: real(45), UpdatedAt: real(46), EventJSON: str2("{}"), DelegationID: "d4"}, 1)
+	// D3 has no completed_at: first, where SQLite puts NULLs.
+	undelivered([]string{"D3", "d4"})
+
+	count := func(what string, want int64, lite func(context.Context, db.DBTX) (int64, error), pg func(context.Context, pgdb.DBTX) (int64, error)) {
+		t.Helper()
+		l, lerr := lite(ctx, p.lite)
+		g, perr := pg(ctx, p.pg)
+		check2(t, what, want, l, g, lerr, perr)
+	}
+	count("DelegationCountTerminal", 3, lq.DelegationCountTerminal, pq.DelegationCountTerminal)
+	count("DelegationCountPending", 2, lq.DelegationCountPending, pq.DelegationCountPending)
+	prune := func(what string, want int64, lite func(context.Context, db.DBTX, int64) (int64, error), pg func(context.Context, pgdb.DBTX, int64) (int64, error)) {
+		t.Helper()
+		l, lerr := lite(ctx, p.lite, 1)
+		g, perr := pg(ctx, p.pg, 1)
+		check2(t, what, want, l, g, lerr, perr)
+	}
+	prune("DelegationPruneTerminal(1)", 1, lq.DelegationPruneTerminal, pq.DelegationPruneTerminal) // d2: delivered first
+	list("terminal pruned", []string{"D3", "d4", "d1"})
+	prune("DelegationPrunePending(1)", 1, lq.DelegationPrunePending, pq.DelegationPrunePending) // d4: updated 46 < 100
+	list("pending pruned", []string{"D3", "d1"})
+	rowsChanged("DelegationMarkDelivered(D3)", 1,
+		func() (int64, error) {
+			return lq.DelegationMarkDelivered(ctx, p.lite, db.DelegationMarkDeliveredParams{Now: real(300), DelegationID: "D3"})
+		},
+		func() (int64, error) {
+			return pq.DelegationMarkDelivered(ctx, p.pg, pgdb.DelegationMarkDeliveredParams{Now: real(300), DelegationID: "D3"})
+		})
+	for _, c := range []struct {
+		cutoff float64
+		want   int64
+	}{{300, 0}, {301, 1}} {
+		rowsChanged("DelegationPruneDelivered", c.want,
+			func() (int64, error) { return lq.DelegationPruneDelivered(ctx, p.lite, real(c.cutoff)) },
+			func() (int64, error) { return pq.DelegationPruneDelivered(ctx, p.pg, real(c.cutoff)) })
+	}
+	for id, want := range map[string]int64{"d1": 1, "nope": 0} {
+		rowsChanged("DelegationDelete("+id+")", want,
+			func() (int64, error) { return lq.DelegationDelete(ctx, p.lite, id) },
+			func() (int64, error) { return pq.DelegationDelete(ctx, p.pg, id) })
+	}
+	list("all gone", []string{})
+}
+
+// deref2 is *s, or "" for nil.
+func deref2(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// TestPGQ2Gateway runs gateway.sql's queries on both engines: sessions of
+// one routing key in two spellings of the platform, an ended recoverable
+// one, a key-less peer, a non-ASCII platform (no Unicode case folding on
+// either engine), and the routing table with keys whose byte order is not
+// a case-folding collation's.
+func TestPGQ2Gateway(t *testing.T) {
+	p := newPair2(t)
+	p.exec(t,
+		`INSERT INTO sessions (id, source, session_key, user_id, chat_id, chat_type, thread_id, started_at, ended_at, end_reason, message_count) VALUES
+		('w1', 'Telegram', 'k1', 'u1', 'c1', NULL, NULL, 10, NULL, NULL, 1),
+		('w2', 'telegram', 'k1', 'u2', 'c1', NULL, NULL, 20, NULL, NULL, 0),
+		('w3', 'discord', 'k2', NULL, NULL, NULL, NULL, 30, 35, 'agent_close', 2),
+		('w4', 'TELEGRAM', NULL, 'u1', 'c1', 'dm', 't', 40, NULL, NULL, 1),
+		('w5', 'TÉLÉ', 'k5', NULL, 'c1', NULL, NULL, 50, NULL, NULL, 0)`,
+		`INSERT INTO messages (id, session_id, role, content, timestamp) VALUES (1, 'w2', 'user', 'x', 25)`,
+	)
+	ctx := context.Background()
+	lq, pq := db.New(), pgdb.New()
+	real := sqlnum.RealOf
+	changed := func(what string, want int64, lite func() (int64, error), pg func() (int64, error)) {
+		t.Helper()
+		l, lerr := lite()
+		g, perr := pg()
+		check2(t, what, want, l, g, lerr, perr)
+	}
+
+	latestByPeer := func(arg db.GatewayLatestByPeerParams, want string) {
+		t.Helper()
+		l, lerr := lq.GatewayLatestByPeer(ctx, p.lite, arg)
+		g, perr := pq.GatewayLatestByPeer(ctx, p.pg, pgdb.GatewayLatestByPeerParams(arg))
+		check2(t, "GatewayLatestByPeer", want, l.ID, g.ID, lerr, perr)
+		checkSame2(t, "GatewayLatestByPeer row", l, db.Session(g))
+	}
+	latestByPeer(db.GatewayLatestByPeerParams{Source: "TELEGRAM", UserID: "u1", ChatID: "c1", ChatType: "dm", ThreadID: "t"}, "w4")
+	latestByPeer(db.GatewayLatestByPeerParams{Source: "discord"}, "w3")
+
+	peer := db.GatewayRecordPeerParams{SessionKey: str2("k4"), Source: "telegram", ChatID: str2("c1"), OriginJSON: str2(`{"o":1}`), ID: "w4"}
+	changed("GatewayRecordPeer(w4)", 1,
+		func() (int64, error) { return lq.GatewayRecordPeer(ctx, p.lite, peer) },
+		func() (int64, error) { return pq.GatewayRecordPeer(ctx, p.pg, pgdb.GatewayRecordPeerParams(peer)) })
+	peer = db.GatewayRecordPeerParams{SessionKey: str2("k4"), Source: "telegram", ChatID: str2("c1"), DisplayName: str2("Name"), ID: "w4"}
+	changed("GatewayRecordPeer(w4) again", 1,
+		func() (int64, error) { return lq.GatewayRecordPeer(ctx, p.lite, peer) },
+		func() (int64, error) { return pq.GatewayRecordPeer(ctx, p.pg, pgdb.GatewayRecordPeerParams(peer)) })
+	fin := db.GatewaySetExpiryFinalizedParams{ExpiryFinalized: sqlnum.IntOf(1), ID: "w1"}
+	changed("GatewaySetExpiryFinalized(w1)", 1,
+		func() (int64, error) { return lq.GatewaySetExpiryFinalized(ctx, p.lite, fin) },
+		func() (int64, error) {
+			return pq.GatewaySetExpiryFinalized(ctx, p.pg, pgdb.GatewaySetExpiryFinalizedParams(fin))
+		})
+
+	byKey := func(arg db.GatewayLatestByKeyParams, want string) {
+		t.Helper()
+		l, lerr := lq.GatewayLatestByKey(ctx, p.lite, arg)
+		g, perr := pq.GatewayLatestByKey(ctx, p.pg, pgdb.GatewayLatestByKeyParams(arg))
+		check2(t, "GatewayLatestByKey", want, l.ID, g.ID, lerr, perr)
+		checkSame2(t, "GatewayLatestByKey row", l, db.Session(g))
+	}
+	byKey(db.GatewayLatestByKeyParams{SessionKey: str2("k1"), Source: "telegram"}, "w2")
+	byKey(db.GatewayLatestByKeyParams{SessionKey: str2("k1"), Source: "Telegram"}, "w1")
+	byKey(db.GatewayLatestByKeyParams{SessionKey: str2("k4"), Source: "telegram"}, "w4")
+	if l, err := lq.GatewayLatestByKey(ctx, p.lite, db.GatewayLatestByKeyParams{SessionKey: str2("k4"), Source: "telegram"}); err != nil ||
+		deref2(l.DisplayName) != "Name" || deref2(l.OriginJSON) != `{"o":1}` || l.UserID != nil || deref2(l.ThreadID) != "" || l.ChatType != nil {
+		t.Errorf("w4 after GatewayRecordPeer: %+v, %v", l, err)
+	}
+
+	list := func(arg db.GatewaySessionListParams, want []string) {
+		t.Helper()
+		l, lerr := lq.GatewaySessionList(ctx, p.lite, arg)
+		g, perr := pq.GatewaySessionList(ctx, p.pg, pgdb.GatewaySessionListParams(arg))
+		got := rows2(g, gatewayRow2)
+		checkSame2(t, "GatewaySessionList rows", l, got)
+		ids := func(rows []db.GatewaySessionListRow) []string {
+			out := []string{}
+			for _, r := range rows {
+				out = append(out, r.Session.ID)
+			}
+			return out
+		}
+		check2(t, "GatewaySessionList", want, ids(l), ids(got), lerr, perr)
+	}
+	list(db.GatewaySessionListParams{IncludeEnded: 1}, []string{"w5", "w4", "w3", "w2"})
+	list(db.GatewaySessionListParams{Platform: str2("TeleGram")}, []string{"w4", "w2"})
+	list(db.GatewaySessionListParams{Platform: str2("télé"), IncludeEnded: 1}, []string{})
+	list(db.GatewaySessionListParams{Platform: str2("TÉLÉ"), IncludeEnded: 1}, []string{"w5"})
+
+	origin := func(arg db.GatewayOriginCandidatesParams, want []db.GatewayOriginCandidatesRow) {
+		t.Helper()
+		l, lerr := lq.GatewayOriginCandidates(ctx, p.lite, arg)
+		g, perr := pq.GatewayOriginCandidates(ctx, p.pg, pgdb.GatewayOriginCandidatesParams(arg))
+		check2(t, "GatewayOriginCandidates", want, l, rows2(g, func(r pgdb.GatewayOriginCandidatesRow) db.GatewayOriginCandidatesRow {
+			return db.GatewayOriginCandidatesRow(r)
+		}), lerr, perr)
+	}
+	origin(db.GatewayOriginCandidatesParams{Platform: "TeleGram", ChatID: str2("c1")},
+		[]db.GatewayOriginCandidatesRow{{ID: "w4"}, {ID: "w2", UserID: str2("u2")}, {ID: "w1", UserID: str2("u1")}})
+	origin(db.GatewayOriginCandidatesParams{Platform: "telegram", ChatID: str2("c1"), MatchThread: 1, ThreadID: ""},
+		[]db.GatewayOriginCandidatesRow{{ID: "w4"}, {ID: "w2", UserID: str2("u2")}, {ID: "w1", UserID: str2("u1")}})
+	origin(db.GatewayOriginCandidatesParams{Platform: "telegram", ChatID: str2("c1"), MatchThread: 1, ThreadID: "t"},
+		[]db.GatewayOriginCandidatesRow{})
+	origin(db.GatewayOriginCandidatesParams{Platform: "télé", ChatID: str2("c1")}, []db.GatewayOriginCandidatesRow{})
+
+	upsert := func(scope, key, entry string, at float64) {
+		t.Helper()
+		arg := db.GatewayRoutingUpsertParams{Scope: scope, SessionKey: key, EntryJSON: entry, UpdatedAt: real(at)}
+		lerr := lq.GatewayRoutingUpsert(ctx, p.lite, arg)
+		perr := pq.GatewayRoutingUpsert(ctx, p.pg, pgdb.GatewayRoutingUpsertParams(arg))
+		check2(t, "GatewayRoutingUpsert", 0, 0, 0, lerr, perr)
+	}
+	load := func(scope string, want []db.GatewayRoutingLoadRow) {
+		t.Helper()
+		l, lerr := lq.GatewayRoutingLoad(ctx, p.lite, scope)
+		g, perr := pq.GatewayRoutingLoad(ctx, p.pg, scope)
+		check2(t, "GatewayRoutingLoad("+scope+")", want, l, rows2(g, func(r pgdb.GatewayRoutingLoadRow) db.GatewayRoutingLoadRow { return db.GatewayRoutingLoadRow(r) }), lerr, perr)
+	}
+	upsert("s1", "b", "e1", 1)
+	upsert("s1", "a", "e2", 2)
+	upsert("s1", "b", "e3", 3)
+	upsert("s1", "B", "e4", 4)
+	upsert("s2", "x", "e5", 5)
+	load("s1", []db.GatewayRoutingLoadRow{{SessionKey: "B", EntryJSON: "e4"}, {SessionKey: "a", EntryJSON: "e2"}, {SessionKey: "b", EntryJSON: "e3"}})
+	changed("GatewayRoutingDeleteScope(s1)", 3,
+		func() (int64, error) { return lq.GatewayRoutingDeleteScope(ctx, p.lite, "s1") },
+		func() (int64, error) { return pq.GatewayRoutingDeleteScope(ctx, p.pg, "s1") })
+	ins := db.GatewayRoutingInsertParams{Scope: "s1", SessionKey: "n", EntryJSON: "e6", UpdatedAt: real(6)}
+	check2(t, "GatewayRoutingInsert", 0, 0, 0, lq.GatewayRoutingInsert(ctx, p.lite, ins), pq.GatewayRoutingInsert(ctx, p.pg, pgdb.GatewayRoutingInsertParams(ins)))
+	load("s1", []db.GatewayRoutingLoadRow{{SessionKey: "n", EntryJSON: "e6"}})
+	for _, want := range []int64{1, 0} {
+		del := db.GatewayRoutingDeleteParams{Scope: "s2", SessionKey: "x"}
+		changed("GatewayRoutingDelete(s2, x)", want,
+			func() (int64, error) { return lq.GatewayRoutingDelete(ctx, p.lite, del) },
+			func() (int64, error) { return pq.GatewayRoutingDelete(ctx, p.pg, pgdb.GatewayRoutingDeleteParams(del)) })
+	}
+	load("s2", []db.GatewayRoutingLoadRow{})
 }
