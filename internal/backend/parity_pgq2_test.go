@@ -1090,3 +1090,41 @@ func TestPGQ2Gateway(t *testing.T) {
 	}
 	load("s2", []db.GatewayRoutingLoadRow{})
 }
+
+// TestPGQ2MarkerDifferences pins where the engines differ on purpose
+// (the report's "what differs" list): a model_config that SQLite's
+// json_valid(x, 10) accepts but PostgreSQL's jsonb does not (JSON5, a
+// \u0000 escape) carries its _delegate_from marker on SQLite only, and of
+// duplicate keys SQLite reads the first, jsonb the last. So each of these
+// roots is hidden from the picker on SQLite and listed on PostgreSQL.
+func TestPGQ2MarkerDifferences(t *testing.T) {
+	p := newPair2(t)
+	p.exec(t, `INSERT INTO sessions (id, source, started_at, model_config) VALUES
+		('json5', 'cli', 1, '{_delegate_from: ''r''}'),
+		('nul', 'cli', 2, '{"_delegate_from":"\u0000"}'),
+		('dup', 'cli', 3, '{"_delegate_from":"r","_delegate_from":"__orphaned__"}'),
+		('plain', 'cli', 4, '{"_delegate_from":"r"}')`)
+	ctx := context.Background()
+	arg := db.SessionListRichParams{Limit: 10}
+	lite, err := db.New().SessionListRich(ctx, p.lite, arg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := pgdb.New().SessionListRich(ctx, p.pg, pgdb.SessionListRichParams(arg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(rows []db.SessionListRichRow) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.Session.ID)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{}, ids(lite)); diff != "" {
+		t.Errorf("SQLite lists (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"dup", "nul", "json5"}, ids(rows2(pg, listRow2))); diff != "" {
+		t.Errorf("PostgreSQL lists (-want +got):\n%s", diff)
+	}
+}
