@@ -228,8 +228,8 @@ const gatewayRecordPeer = `-- name: GatewayRecordPeer :execrows
 UPDATE sessions
 SET session_key = $1, source = $2, user_id = $3,
     chat_id = $4, chat_type = $5, thread_id = $6,
-    display_name = COALESCE(CAST($7 AS text), display_name),
-    origin_json = COALESCE(CAST($8 AS text), origin_json)
+    display_name = COALESCE($7, display_name),
+    origin_json = COALESCE($8, origin_json)
 WHERE id = $9
 `
 
@@ -262,8 +262,7 @@ type GatewayRecordPeerParams struct {
 // GatewayRecordPeer overwrites the routing key and peer, NULLs included (a
 // peer field the gateway no longer knows must not survive), and keeps the
 // stored display name and origin when none is given.
-// PostgreSQL: the COALESCE parameters cast to text (sqlc would leave them
-// untyped).
+// PostgreSQL: as SQLite.
 func (q *Queries) GatewayRecordPeer(ctx context.Context, db DBTX, arg GatewayRecordPeerParams) (int64, error) {
 	result, err := db.Exec(ctx, gatewayRecordPeer,
 		arg.SessionKey,

@@ -16,14 +16,13 @@
 -- GatewayRecordPeer overwrites the routing key and peer, NULLs included (a
 -- peer field the gateway no longer knows must not survive), and keeps the
 -- stored display name and origin when none is given.
--- PostgreSQL: the COALESCE parameters cast to text (sqlc would leave them
--- untyped).
+-- PostgreSQL: as SQLite.
 -- name: GatewayRecordPeer :execrows
 UPDATE sessions
 SET session_key = @session_key, source = @source, user_id = @user_id,
     chat_id = @chat_id, chat_type = @chat_type, thread_id = @thread_id,
-    display_name = COALESCE(CAST(sqlc.narg(display_name) AS text), display_name),
-    origin_json = COALESCE(CAST(sqlc.narg(origin_json) AS text), origin_json)
+    display_name = COALESCE(sqlc.narg(display_name), display_name),
+    origin_json = COALESCE(sqlc.narg(origin_json), origin_json)
 WHERE id = @id;
 
 -- GatewaySetExpiryFinalized sets the expiry-finalization flag (1 or 0).

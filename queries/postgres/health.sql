@@ -27,10 +27,12 @@
 -- function of the schema: the jsonb of a text, NULL where the cast fails)
 -- with jsonb_typeof and jsonb_array_length, for json_valid, json_type and
 -- json_array_length. Both take strict JSON, but jsonb refuses a \u0000
--- escape and an unpaired surrogate escape, which json_valid accepts, and
--- nests deeper than json_valid's 1000 levels: such an array counts 1 call
--- here. The casts are to bigint (the columns are bigint already), ids are
--- ordered COLLATE "C" (bytes, as SQLite's BINARY).
+-- escape, an unpaired surrogate escape and a number past numeric's range,
+-- which json_valid accepts (such an array counts 1 call here, its length
+-- on SQLite), and takes nesting past json_valid's 1000 levels up to the
+-- stack limit (such an array counts its length here, 1 on SQLite). The
+-- casts are to bigint (the columns are bigint already), ids are ordered
+-- COLLATE "C" (bytes, as SQLite's BINARY).
 -- name: HealthCounterMismatches :many
 WITH last_compacted AS (
     SELECT session_id, MAX(id) AS id FROM messages WHERE compacted = 1 GROUP BY session_id
