@@ -37,6 +37,21 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
 
 
+--
+-- Name: hermes_json_or_null(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hermes_json_or_null(t text) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+BEGIN
+    RETURN t::jsonb;
+EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+    RETURN NULL;
+END
+$$;
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;

@@ -10,12 +10,300 @@ import (
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
+func (p postgresQueries) DelegationClaim(ctx context.Context, tx Tx, arg db.DelegationClaimParams) (int64, error) {
+	return p.q.DelegationClaim(ctx, tx.PG, pgdb.DelegationClaimParams(arg))
+}
+
+func (p postgresQueries) DelegationComplete(ctx context.Context, tx Tx, arg db.DelegationCompleteParams) (int64, error) {
+	return p.q.DelegationComplete(ctx, tx.PG, pgdb.DelegationCompleteParams(arg))
+}
+
+func (p postgresQueries) DelegationCompleteDelivery(ctx context.Context, tx Tx, arg db.DelegationCompleteDeliveryParams) (int64, error) {
+	return p.q.DelegationCompleteDelivery(ctx, tx.PG, pgdb.DelegationCompleteDeliveryParams(arg))
+}
+
+func (p postgresQueries) DelegationCountPending(ctx context.Context, tx Tx) (int64, error) {
+	return p.q.DelegationCountPending(ctx, tx.PG)
+}
+
+func (p postgresQueries) DelegationCountTerminal(ctx context.Context, tx Tx) (int64, error) {
+	return p.q.DelegationCountTerminal(ctx, tx.PG)
+}
+
+func (p postgresQueries) DelegationDelete(ctx context.Context, tx Tx, delegationID string) (int64, error) {
+	return p.q.DelegationDelete(ctx, tx.PG, delegationID)
+}
+
+func (p postgresQueries) DelegationDispatch(ctx context.Context, tx Tx, arg db.DelegationDispatchParams) error {
+	return p.q.DelegationDispatch(ctx, tx.PG, pgdb.DelegationDispatchParams(arg))
+}
+
+func (p postgresQueries) DelegationExists(ctx context.Context, tx Tx, delegationID string) (bool, error) {
+	return p.q.DelegationExists(ctx, tx.PG, delegationID)
+}
+
+func (p postgresQueries) DelegationGet(ctx context.Context, tx Tx, delegationID string) (db.AsyncDelegation, error) {
+	r, err := p.q.DelegationGet(ctx, tx.PG, delegationID)
+	return db.AsyncDelegation(r), err
+}
+
+func (p postgresQueries) DelegationInFlight(ctx context.Context, tx Tx) ([]db.AsyncDelegation, error) {
+	rows, err := p.q.DelegationInFlight(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.AsyncDelegation) db.AsyncDelegation {
+		return db.AsyncDelegation(r)
+	}), err
+}
+
+func (p postgresQueries) DelegationList(ctx context.Context, tx Tx) ([]db.AsyncDelegation, error) {
+	rows, err := p.q.DelegationList(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.AsyncDelegation) db.AsyncDelegation {
+		return db.AsyncDelegation(r)
+	}), err
+}
+
+func (p postgresQueries) DelegationMarkDelivered(ctx context.Context, tx Tx, arg db.DelegationMarkDeliveredParams) (int64, error) {
+	return p.q.DelegationMarkDelivered(ctx, tx.PG, pgdb.DelegationMarkDeliveredParams(arg))
+}
+
+func (p postgresQueries) DelegationMarkUnknown(ctx context.Context, tx Tx, arg db.DelegationMarkUnknownParams) (int64, error) {
+	return p.q.DelegationMarkUnknown(ctx, tx.PG, pgdb.DelegationMarkUnknownParams(arg))
+}
+
+func (p postgresQueries) DelegationPruneDelivered(ctx context.Context, tx Tx, cutoff sqlnum.Real) (int64, error) {
+	return p.q.DelegationPruneDelivered(ctx, tx.PG, cutoff)
+}
+
+func (p postgresQueries) DelegationPrunePending(ctx context.Context, tx Tx, excess int64) (int64, error) {
+	return p.q.DelegationPrunePending(ctx, tx.PG, excess)
+}
+
+func (p postgresQueries) DelegationPruneTerminal(ctx context.Context, tx Tx, excess int64) (int64, error) {
+	return p.q.DelegationPruneTerminal(ctx, tx.PG, excess)
+}
+
+func (p postgresQueries) DelegationRelease(ctx context.Context, tx Tx, arg db.DelegationReleaseParams) (int64, error) {
+	return p.q.DelegationRelease(ctx, tx.PG, pgdb.DelegationReleaseParams(arg))
+}
+
+func (p postgresQueries) DelegationUndelivered(ctx context.Context, tx Tx) ([]db.AsyncDelegation, error) {
+	rows, err := p.q.DelegationUndelivered(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.AsyncDelegation) db.AsyncDelegation {
+		return db.AsyncDelegation(r)
+	}), err
+}
+
+func (p postgresQueries) GatewayLatestByKey(ctx context.Context, tx Tx, arg db.GatewayLatestByKeyParams) (db.Session, error) {
+	r, err := p.q.GatewayLatestByKey(ctx, tx.PG, pgdb.GatewayLatestByKeyParams(arg))
+	return db.Session(r), err
+}
+
+func (p postgresQueries) GatewayLatestByPeer(ctx context.Context, tx Tx, arg db.GatewayLatestByPeerParams) (db.Session, error) {
+	r, err := p.q.GatewayLatestByPeer(ctx, tx.PG, pgdb.GatewayLatestByPeerParams(arg))
+	return db.Session(r), err
+}
+
+func (p postgresQueries) GatewayOriginCandidates(ctx context.Context, tx Tx, arg db.GatewayOriginCandidatesParams) ([]db.GatewayOriginCandidatesRow, error) {
+	rows, err := p.q.GatewayOriginCandidates(ctx, tx.PG, pgdb.GatewayOriginCandidatesParams(arg))
+	return convertSlice(rows, func(r pgdb.GatewayOriginCandidatesRow) db.GatewayOriginCandidatesRow {
+		return db.GatewayOriginCandidatesRow(r)
+	}), err
+}
+
+func (p postgresQueries) GatewayRecordPeer(ctx context.Context, tx Tx, arg db.GatewayRecordPeerParams) (int64, error) {
+	return p.q.GatewayRecordPeer(ctx, tx.PG, pgdb.GatewayRecordPeerParams(arg))
+}
+
+func (p postgresQueries) GatewayRoutingDelete(ctx context.Context, tx Tx, arg db.GatewayRoutingDeleteParams) (int64, error) {
+	return p.q.GatewayRoutingDelete(ctx, tx.PG, pgdb.GatewayRoutingDeleteParams(arg))
+}
+
+func (p postgresQueries) GatewayRoutingDeleteScope(ctx context.Context, tx Tx, scope string) (int64, error) {
+	return p.q.GatewayRoutingDeleteScope(ctx, tx.PG, scope)
+}
+
+func (p postgresQueries) GatewayRoutingInsert(ctx context.Context, tx Tx, arg db.GatewayRoutingInsertParams) error {
+	return p.q.GatewayRoutingInsert(ctx, tx.PG, pgdb.GatewayRoutingInsertParams(arg))
+}
+
+func (p postgresQueries) GatewayRoutingLoad(ctx context.Context, tx Tx, scope string) ([]db.GatewayRoutingLoadRow, error) {
+	rows, err := p.q.GatewayRoutingLoad(ctx, tx.PG, scope)
+	return convertSlice(rows, func(r pgdb.GatewayRoutingLoadRow) db.GatewayRoutingLoadRow {
+		return db.GatewayRoutingLoadRow(r)
+	}), err
+}
+
+func (p postgresQueries) GatewayRoutingUpsert(ctx context.Context, tx Tx, arg db.GatewayRoutingUpsertParams) error {
+	return p.q.GatewayRoutingUpsert(ctx, tx.PG, pgdb.GatewayRoutingUpsertParams(arg))
+}
+
+func (p postgresQueries) GatewaySessionList(ctx context.Context, tx Tx, arg db.GatewaySessionListParams) ([]db.GatewaySessionListRow, error) {
+	rows, err := p.q.GatewaySessionList(ctx, tx.PG, pgdb.GatewaySessionListParams(arg))
+	return convertSlice(rows, func(r pgdb.GatewaySessionListRow) db.GatewaySessionListRow {
+		return convertGatewaySessionListRow(r)
+	}), err
+}
+
+func (p postgresQueries) GatewaySetExpiryFinalized(ctx context.Context, tx Tx, arg db.GatewaySetExpiryFinalizedParams) (int64, error) {
+	return p.q.GatewaySetExpiryFinalized(ctx, tx.PG, pgdb.GatewaySetExpiryFinalizedParams(arg))
+}
+
+func (p postgresQueries) HealthBadMessageValues(ctx context.Context, tx Tx) ([]db.HealthBadMessageValuesRow, error) {
+	rows, err := p.q.HealthBadMessageValues(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.HealthBadMessageValuesRow) db.HealthBadMessageValuesRow {
+		return db.HealthBadMessageValuesRow(r)
+	}), err
+}
+
+func (p postgresQueries) HealthBadSessionValues(ctx context.Context, tx Tx) ([]db.HealthBadSessionValuesRow, error) {
+	rows, err := p.q.HealthBadSessionValues(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.HealthBadSessionValuesRow) db.HealthBadSessionValuesRow {
+		return db.HealthBadSessionValuesRow(r)
+	}), err
+}
+
+func (p postgresQueries) HealthCounterMismatches(ctx context.Context, tx Tx) ([]db.HealthCounterMismatchesRow, error) {
+	rows, err := p.q.HealthCounterMismatches(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.HealthCounterMismatchesRow) db.HealthCounterMismatchesRow {
+		return db.HealthCounterMismatchesRow(r)
+	}), err
+}
+
+func (p postgresQueries) HealthHasNULText(ctx context.Context, tx Tx) (bool, error) {
+	return p.q.HealthHasNULText(ctx, tx.PG)
+}
+
+func (p postgresQueries) HealthOrphanMessages(ctx context.Context, tx Tx) (int64, error) {
+	return p.q.HealthOrphanMessages(ctx, tx.PG)
+}
+
+func (p postgresQueries) SessionAncestors(ctx context.Context, tx Tx, id string) ([]db.SessionAncestorsRow, error) {
+	rows, err := p.q.SessionAncestors(ctx, tx.PG, id)
+	return convertSlice(rows, func(r pgdb.SessionAncestorsRow) db.SessionAncestorsRow {
+		return db.SessionAncestorsRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionArchiveLineage(ctx context.Context, tx Tx, id string) ([]string, error) {
+	return p.q.SessionArchiveLineage(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionCompressionAncestors(ctx context.Context, tx Tx, id string) ([]string, error) {
+	return p.q.SessionCompressionAncestors(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionCompressionWalk(ctx context.Context, tx Tx, id string) ([]string, error) {
+	return p.q.SessionCompressionWalk(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionCountListed(ctx context.Context, tx Tx, arg db.SessionCountListedParams) (int64, error) {
+	return p.q.SessionCountListed(ctx, tx.PG, pgdb.SessionCountListedParams(arg))
+}
+
+func (p postgresQueries) SessionDescendants(ctx context.Context, tx Tx, id string) ([]db.SessionDescendantsRow, error) {
+	rows, err := p.q.SessionDescendants(ctx, tx.PG, id)
+	return convertSlice(rows, func(r pgdb.SessionDescendantsRow) db.SessionDescendantsRow {
+		return db.SessionDescendantsRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionDistinctCwds(ctx context.Context, tx Tx, includeArchived int64) ([]db.SessionDistinctCwdsRow, error) {
+	rows, err := p.q.SessionDistinctCwds(ctx, tx.PG, includeArchived)
+	return convertSlice(rows, func(r pgdb.SessionDistinctCwdsRow) db.SessionDistinctCwdsRow {
+		return db.SessionDistinctCwdsRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionFinalizeOrphanedCompression(ctx context.Context, tx Tx, arg db.SessionFinalizeOrphanedCompressionParams) (int64, error) {
+	return p.q.SessionFinalizeOrphanedCompression(ctx, tx.PG, pgdb.SessionFinalizeOrphanedCompressionParams(arg))
+}
+
+func (p postgresQueries) SessionGhostIDs(ctx context.Context, tx Tx, cutoff float64) ([]string, error) {
+	return p.q.SessionGhostIDs(ctx, tx.PG, cutoff)
+}
+
+func (p postgresQueries) SessionListRich(ctx context.Context, tx Tx, arg db.SessionListRichParams) ([]db.SessionListRichRow, error) {
+	rows, err := p.q.SessionListRich(ctx, tx.PG, pgdb.SessionListRichParams(arg))
+	return convertSlice(rows, func(r pgdb.SessionListRichRow) db.SessionListRichRow {
+		return convertSessionListRichRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionListRichChain(ctx context.Context, tx Tx, arg db.SessionListRichChainParams) ([]interface{}, error) {
+	return p.q.SessionListRichChain(ctx, tx.PG, pgdb.SessionListRichChainParams(arg))
+}
+
+func (p postgresQueries) SessionPruneCandidates(ctx context.Context, tx Tx, arg db.SessionPruneCandidatesParams) ([]string, error) {
+	return p.q.SessionPruneCandidates(ctx, tx.PG, pgdb.SessionPruneCandidatesParams(arg))
+}
+
+func (p postgresQueries) SessionResumeWalk(ctx context.Context, tx Tx, id string) ([]db.SessionResumeWalkRow, error) {
+	rows, err := p.q.SessionResumeWalk(ctx, tx.PG, id)
+	return convertSlice(rows, func(r pgdb.SessionResumeWalkRow) db.SessionResumeWalkRow {
+		return db.SessionResumeWalkRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionRichRow(ctx context.Context, tx Tx, id string) (db.SessionRichRowRow, error) {
+	r, err := p.q.SessionRichRow(ctx, tx.PG, id)
+	return convertSessionRichRowRow(r), err
+}
+
+func (p postgresQueries) SessionRichRowsByRowID(ctx context.Context, tx Tx, rowIds interface{}) ([]db.SessionRichRowsByRowIDRow, error) {
+	rows, err := p.q.SessionRichRowsByRowID(ctx, tx.PG, rowIds)
+	return convertSlice(rows, func(r pgdb.SessionRichRowsByRowIDRow) db.SessionRichRowsByRowIDRow {
+		return convertSessionRichRowsByRowIDRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionSetArchived(ctx context.Context, tx Tx, arg db.SessionSetArchivedParams) (int64, error) {
+	return p.q.SessionSetArchived(ctx, tx.PG, pgdb.SessionSetArchivedParams(arg))
+}
+
 func (p postgresQueries) StateMetaGet(ctx context.Context, tx Tx, key string) (*string, error) {
 	return p.q.StateMetaGet(ctx, tx.PG, key)
 }
 
 func (p postgresQueries) StateMetaSet(ctx context.Context, tx Tx, arg db.StateMetaSetParams) error {
 	return p.q.StateMetaSet(ctx, tx.PG, pgdb.StateMetaSetParams(arg))
+}
+
+// convertGatewaySessionListRow is db.GatewaySessionListRow of r, field by field: it holds an embedded row of
+// another struct type, which a struct conversion does not convert.
+func convertGatewaySessionListRow(r pgdb.GatewaySessionListRow) db.GatewaySessionListRow {
+	return db.GatewaySessionListRow{
+		Session:    db.Session(r.Session),
+		LastActive: r.LastActive,
+	}
+}
+
+// convertSessionListRichRow is db.SessionListRichRow of r, field by field: it holds an embedded row of
+// another struct type, which a struct conversion does not convert.
+func convertSessionListRichRow(r pgdb.SessionListRichRow) db.SessionListRichRow {
+	return db.SessionListRichRow{
+		Session:    db.Session(r.Session),
+		PreviewRaw: r.PreviewRaw,
+		LastActive: r.LastActive,
+	}
+}
+
+// convertSessionRichRowRow is db.SessionRichRowRow of r, field by field: it holds an embedded row of
+// another struct type, which a struct conversion does not convert.
+func convertSessionRichRowRow(r pgdb.SessionRichRowRow) db.SessionRichRowRow {
+	return db.SessionRichRowRow{
+		Session:    db.Session(r.Session),
+		PreviewRaw: r.PreviewRaw,
+		LastActive: r.LastActive,
+	}
+}
+
+// convertSessionRichRowsByRowIDRow is db.SessionRichRowsByRowIDRow of r, field by field: it holds an embedded row of
+// another struct type, which a struct conversion does not convert.
+func convertSessionRichRowsByRowIDRow(r pgdb.SessionRichRowsByRowIDRow) db.SessionRichRowsByRowIDRow {
+	return db.SessionRichRowsByRowIDRow{
+		Session:    db.Session(r.Session),
+		PreviewRaw: r.PreviewRaw,
+		LastActive: r.LastActive,
+	}
 }
 
 // Without a PostgreSQL twin in queries/postgres/ yet (each fails with
@@ -30,47 +318,13 @@ func (p postgresQueries) StateMetaSet(ctx context.Context, tx Tx, arg db.StateMe
 //   - CompressionLockRelease
 //   - CompressionStreakGet
 //   - CompressionStreakSet
-//   - DelegationClaim
-//   - DelegationComplete
-//   - DelegationCompleteDelivery
-//   - DelegationCountPending
-//   - DelegationCountTerminal
-//   - DelegationDelete
-//   - DelegationDispatch
-//   - DelegationExists
-//   - DelegationGet
-//   - DelegationInFlight
-//   - DelegationList
-//   - DelegationMarkDelivered
-//   - DelegationMarkUnknown
-//   - DelegationPruneDelivered
-//   - DelegationPrunePending
-//   - DelegationPruneTerminal
-//   - DelegationRelease
-//   - DelegationUndelivered
 //   - ExportCount
-//   - GatewayLatestByKey
-//   - GatewayLatestByPeer
-//   - GatewayOriginCandidates
-//   - GatewayRecordPeer
-//   - GatewayRoutingDelete
-//   - GatewayRoutingDeleteScope
-//   - GatewayRoutingInsert
-//   - GatewayRoutingLoad
-//   - GatewayRoutingUpsert
-//   - GatewaySessionList
-//   - GatewaySetExpiryFinalized
 //   - HandoffClaim
 //   - HandoffComplete
 //   - HandoffFail
 //   - HandoffGet
 //   - HandoffListPending
 //   - HandoffRequest
-//   - HealthBadMessageValues
-//   - HealthBadSessionValues
-//   - HealthCounterMismatches
-//   - HealthHasNULText
-//   - HealthOrphanMessages
 //   - ImportClosesCycle
 //   - MessageActiveHead
 //   - MessageAfter
@@ -99,48 +353,32 @@ func (p postgresQueries) StateMetaSet(ctx context.Context, tx Tx, arg db.StateMe
 //   - MessageUpTo
 //   - SessionAddMessageCounts
 //   - SessionAddTokens
-//   - SessionAncestors
-//   - SessionArchiveLineage
 //   - SessionBackfillRepoRoot
 //   - SessionBrowse
 //   - SessionBumpRewindCount
-//   - SessionCompressionAncestors
-//   - SessionCompressionWalk
 //   - SessionCountEmpty
-//   - SessionCountListed
 //   - SessionCounters
 //   - SessionCreate
 //   - SessionCronRuns
 //   - SessionDelegateTags
 //   - SessionDelete
 //   - SessionDeleteIfEmpty
-//   - SessionDescendants
-//   - SessionDistinctCwds
 //   - SessionEmptyIDs
 //   - SessionEnd
 //   - SessionExists
-//   - SessionFinalizeOrphanedCompression
 //   - SessionGet
 //   - SessionGetByTitle
 //   - SessionGetTitle
-//   - SessionGhostIDs
 //   - SessionImport
 //   - SessionImportRecount
 //   - SessionIsCompressionAncestor
 //   - SessionLastActive
 //   - SessionLatestTitleVariant
 //   - SessionLineageTitles
-//   - SessionListRich
-//   - SessionListRichChain
 //   - SessionOrphanChildren
-//   - SessionPruneCandidates
 //   - SessionReopen
 //   - SessionResolvePrefix
-//   - SessionResumeWalk
-//   - SessionRichRow
-//   - SessionRichRowsByRowID
 //   - SessionRoute
-//   - SessionSetArchived
 //   - SessionSetBillingRoute
 //   - SessionSetCwd
 //   - SessionSetMessageCounts
@@ -211,151 +449,9 @@ func (p postgresQueries) CompressionStreakSet(ctx context.Context, tx Tx, arg db
 	return zero, notPorted("CompressionStreakSet")
 }
 
-func (p postgresQueries) DelegationClaim(ctx context.Context, tx Tx, arg db.DelegationClaimParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationClaim")
-}
-
-func (p postgresQueries) DelegationComplete(ctx context.Context, tx Tx, arg db.DelegationCompleteParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationComplete")
-}
-
-func (p postgresQueries) DelegationCompleteDelivery(ctx context.Context, tx Tx, arg db.DelegationCompleteDeliveryParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationCompleteDelivery")
-}
-
-func (p postgresQueries) DelegationCountPending(ctx context.Context, tx Tx) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationCountPending")
-}
-
-func (p postgresQueries) DelegationCountTerminal(ctx context.Context, tx Tx) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationCountTerminal")
-}
-
-func (p postgresQueries) DelegationDelete(ctx context.Context, tx Tx, delegationID string) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationDelete")
-}
-
-func (p postgresQueries) DelegationDispatch(ctx context.Context, tx Tx, arg db.DelegationDispatchParams) error {
-	return notPorted("DelegationDispatch")
-}
-
-func (p postgresQueries) DelegationExists(ctx context.Context, tx Tx, delegationID string) (bool, error) {
-	var zero bool
-	return zero, notPorted("DelegationExists")
-}
-
-func (p postgresQueries) DelegationGet(ctx context.Context, tx Tx, delegationID string) (db.AsyncDelegation, error) {
-	var zero db.AsyncDelegation
-	return zero, notPorted("DelegationGet")
-}
-
-func (p postgresQueries) DelegationInFlight(ctx context.Context, tx Tx) ([]db.AsyncDelegation, error) {
-	var zero []db.AsyncDelegation
-	return zero, notPorted("DelegationInFlight")
-}
-
-func (p postgresQueries) DelegationList(ctx context.Context, tx Tx) ([]db.AsyncDelegation, error) {
-	var zero []db.AsyncDelegation
-	return zero, notPorted("DelegationList")
-}
-
-func (p postgresQueries) DelegationMarkDelivered(ctx context.Context, tx Tx, arg db.DelegationMarkDeliveredParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationMarkDelivered")
-}
-
-func (p postgresQueries) DelegationMarkUnknown(ctx context.Context, tx Tx, arg db.DelegationMarkUnknownParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationMarkUnknown")
-}
-
-func (p postgresQueries) DelegationPruneDelivered(ctx context.Context, tx Tx, cutoff sqlnum.Real) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationPruneDelivered")
-}
-
-func (p postgresQueries) DelegationPrunePending(ctx context.Context, tx Tx, excess int64) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationPrunePending")
-}
-
-func (p postgresQueries) DelegationPruneTerminal(ctx context.Context, tx Tx, excess int64) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationPruneTerminal")
-}
-
-func (p postgresQueries) DelegationRelease(ctx context.Context, tx Tx, arg db.DelegationReleaseParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("DelegationRelease")
-}
-
-func (p postgresQueries) DelegationUndelivered(ctx context.Context, tx Tx) ([]db.AsyncDelegation, error) {
-	var zero []db.AsyncDelegation
-	return zero, notPorted("DelegationUndelivered")
-}
-
 func (p postgresQueries) ExportCount(ctx context.Context, tx Tx, source interface{}) (int64, error) {
 	var zero int64
 	return zero, notPorted("ExportCount")
-}
-
-func (p postgresQueries) GatewayLatestByKey(ctx context.Context, tx Tx, arg db.GatewayLatestByKeyParams) (db.Session, error) {
-	var zero db.Session
-	return zero, notPorted("GatewayLatestByKey")
-}
-
-func (p postgresQueries) GatewayLatestByPeer(ctx context.Context, tx Tx, arg db.GatewayLatestByPeerParams) (db.Session, error) {
-	var zero db.Session
-	return zero, notPorted("GatewayLatestByPeer")
-}
-
-func (p postgresQueries) GatewayOriginCandidates(ctx context.Context, tx Tx, arg db.GatewayOriginCandidatesParams) ([]db.GatewayOriginCandidatesRow, error) {
-	var zero []db.GatewayOriginCandidatesRow
-	return zero, notPorted("GatewayOriginCandidates")
-}
-
-func (p postgresQueries) GatewayRecordPeer(ctx context.Context, tx Tx, arg db.GatewayRecordPeerParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("GatewayRecordPeer")
-}
-
-func (p postgresQueries) GatewayRoutingDelete(ctx context.Context, tx Tx, arg db.GatewayRoutingDeleteParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("GatewayRoutingDelete")
-}
-
-func (p postgresQueries) GatewayRoutingDeleteScope(ctx context.Context, tx Tx, scope string) (int64, error) {
-	var zero int64
-	return zero, notPorted("GatewayRoutingDeleteScope")
-}
-
-func (p postgresQueries) GatewayRoutingInsert(ctx context.Context, tx Tx, arg db.GatewayRoutingInsertParams) error {
-	return notPorted("GatewayRoutingInsert")
-}
-
-func (p postgresQueries) GatewayRoutingLoad(ctx context.Context, tx Tx, scope string) ([]db.GatewayRoutingLoadRow, error) {
-	var zero []db.GatewayRoutingLoadRow
-	return zero, notPorted("GatewayRoutingLoad")
-}
-
-func (p postgresQueries) GatewayRoutingUpsert(ctx context.Context, tx Tx, arg db.GatewayRoutingUpsertParams) error {
-	return notPorted("GatewayRoutingUpsert")
-}
-
-func (p postgresQueries) GatewaySessionList(ctx context.Context, tx Tx, arg db.GatewaySessionListParams) ([]db.GatewaySessionListRow, error) {
-	var zero []db.GatewaySessionListRow
-	return zero, notPorted("GatewaySessionList")
-}
-
-func (p postgresQueries) GatewaySetExpiryFinalized(ctx context.Context, tx Tx, arg db.GatewaySetExpiryFinalizedParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("GatewaySetExpiryFinalized")
 }
 
 func (p postgresQueries) HandoffClaim(ctx context.Context, tx Tx, id string) (int64, error) {
@@ -386,31 +482,6 @@ func (p postgresQueries) HandoffListPending(ctx context.Context, tx Tx) ([]db.Se
 func (p postgresQueries) HandoffRequest(ctx context.Context, tx Tx, arg db.HandoffRequestParams) (int64, error) {
 	var zero int64
 	return zero, notPorted("HandoffRequest")
-}
-
-func (p postgresQueries) HealthBadMessageValues(ctx context.Context, tx Tx) ([]db.HealthBadMessageValuesRow, error) {
-	var zero []db.HealthBadMessageValuesRow
-	return zero, notPorted("HealthBadMessageValues")
-}
-
-func (p postgresQueries) HealthBadSessionValues(ctx context.Context, tx Tx) ([]db.HealthBadSessionValuesRow, error) {
-	var zero []db.HealthBadSessionValuesRow
-	return zero, notPorted("HealthBadSessionValues")
-}
-
-func (p postgresQueries) HealthCounterMismatches(ctx context.Context, tx Tx) ([]db.HealthCounterMismatchesRow, error) {
-	var zero []db.HealthCounterMismatchesRow
-	return zero, notPorted("HealthCounterMismatches")
-}
-
-func (p postgresQueries) HealthHasNULText(ctx context.Context, tx Tx) (bool, error) {
-	var zero bool
-	return zero, notPorted("HealthHasNULText")
-}
-
-func (p postgresQueries) HealthOrphanMessages(ctx context.Context, tx Tx) (int64, error) {
-	var zero int64
-	return zero, notPorted("HealthOrphanMessages")
 }
 
 func (p postgresQueries) ImportClosesCycle(ctx context.Context, tx Tx, arg db.ImportClosesCycleParams) (bool, error) {
@@ -552,16 +623,6 @@ func (p postgresQueries) SessionAddTokens(ctx context.Context, tx Tx, arg db.Ses
 	return zero, notPorted("SessionAddTokens")
 }
 
-func (p postgresQueries) SessionAncestors(ctx context.Context, tx Tx, id string) ([]db.SessionAncestorsRow, error) {
-	var zero []db.SessionAncestorsRow
-	return zero, notPorted("SessionAncestors")
-}
-
-func (p postgresQueries) SessionArchiveLineage(ctx context.Context, tx Tx, id string) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionArchiveLineage")
-}
-
 func (p postgresQueries) SessionBackfillRepoRoot(ctx context.Context, tx Tx, arg db.SessionBackfillRepoRootParams) (int64, error) {
 	var zero int64
 	return zero, notPorted("SessionBackfillRepoRoot")
@@ -577,24 +638,9 @@ func (p postgresQueries) SessionBumpRewindCount(ctx context.Context, tx Tx, id s
 	return zero, notPorted("SessionBumpRewindCount")
 }
 
-func (p postgresQueries) SessionCompressionAncestors(ctx context.Context, tx Tx, id string) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionCompressionAncestors")
-}
-
-func (p postgresQueries) SessionCompressionWalk(ctx context.Context, tx Tx, id string) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionCompressionWalk")
-}
-
 func (p postgresQueries) SessionCountEmpty(ctx context.Context, tx Tx) (int64, error) {
 	var zero int64
 	return zero, notPorted("SessionCountEmpty")
-}
-
-func (p postgresQueries) SessionCountListed(ctx context.Context, tx Tx, arg db.SessionCountListedParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionCountListed")
 }
 
 func (p postgresQueries) SessionCounters(ctx context.Context, tx Tx, id string) (db.SessionCountersRow, error) {
@@ -627,16 +673,6 @@ func (p postgresQueries) SessionDeleteIfEmpty(ctx context.Context, tx Tx, id str
 	return zero, notPorted("SessionDeleteIfEmpty")
 }
 
-func (p postgresQueries) SessionDescendants(ctx context.Context, tx Tx, id string) ([]db.SessionDescendantsRow, error) {
-	var zero []db.SessionDescendantsRow
-	return zero, notPorted("SessionDescendants")
-}
-
-func (p postgresQueries) SessionDistinctCwds(ctx context.Context, tx Tx, includeArchived int64) ([]db.SessionDistinctCwdsRow, error) {
-	var zero []db.SessionDistinctCwdsRow
-	return zero, notPorted("SessionDistinctCwds")
-}
-
 func (p postgresQueries) SessionEmptyIDs(ctx context.Context, tx Tx) ([]string, error) {
 	var zero []string
 	return zero, notPorted("SessionEmptyIDs")
@@ -652,11 +688,6 @@ func (p postgresQueries) SessionExists(ctx context.Context, tx Tx, id string) (b
 	return zero, notPorted("SessionExists")
 }
 
-func (p postgresQueries) SessionFinalizeOrphanedCompression(ctx context.Context, tx Tx, arg db.SessionFinalizeOrphanedCompressionParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionFinalizeOrphanedCompression")
-}
-
 func (p postgresQueries) SessionGet(ctx context.Context, tx Tx, id string) (db.Session, error) {
 	var zero db.Session
 	return zero, notPorted("SessionGet")
@@ -670,11 +701,6 @@ func (p postgresQueries) SessionGetByTitle(ctx context.Context, tx Tx, title *st
 func (p postgresQueries) SessionGetTitle(ctx context.Context, tx Tx, id string) (*string, error) {
 	var zero *string
 	return zero, notPorted("SessionGetTitle")
-}
-
-func (p postgresQueries) SessionGhostIDs(ctx context.Context, tx Tx, cutoff float64) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionGhostIDs")
 }
 
 func (p postgresQueries) SessionImport(ctx context.Context, tx Tx, arg db.SessionImportParams) error {
@@ -705,24 +731,9 @@ func (p postgresQueries) SessionLineageTitles(ctx context.Context, tx Tx, arg db
 	return zero, notPorted("SessionLineageTitles")
 }
 
-func (p postgresQueries) SessionListRich(ctx context.Context, tx Tx, arg db.SessionListRichParams) ([]db.SessionListRichRow, error) {
-	var zero []db.SessionListRichRow
-	return zero, notPorted("SessionListRich")
-}
-
-func (p postgresQueries) SessionListRichChain(ctx context.Context, tx Tx, arg db.SessionListRichChainParams) ([]interface{}, error) {
-	var zero []interface{}
-	return zero, notPorted("SessionListRichChain")
-}
-
 func (p postgresQueries) SessionOrphanChildren(ctx context.Context, tx Tx, id *string) (int64, error) {
 	var zero int64
 	return zero, notPorted("SessionOrphanChildren")
-}
-
-func (p postgresQueries) SessionPruneCandidates(ctx context.Context, tx Tx, arg db.SessionPruneCandidatesParams) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionPruneCandidates")
 }
 
 func (p postgresQueries) SessionReopen(ctx context.Context, tx Tx, id string) (int64, error) {
@@ -735,29 +746,9 @@ func (p postgresQueries) SessionResolvePrefix(ctx context.Context, tx Tx, patter
 	return zero, notPorted("SessionResolvePrefix")
 }
 
-func (p postgresQueries) SessionResumeWalk(ctx context.Context, tx Tx, id string) ([]db.SessionResumeWalkRow, error) {
-	var zero []db.SessionResumeWalkRow
-	return zero, notPorted("SessionResumeWalk")
-}
-
-func (p postgresQueries) SessionRichRow(ctx context.Context, tx Tx, id string) (db.SessionRichRowRow, error) {
-	var zero db.SessionRichRowRow
-	return zero, notPorted("SessionRichRow")
-}
-
-func (p postgresQueries) SessionRichRowsByRowID(ctx context.Context, tx Tx, rowIds interface{}) ([]db.SessionRichRowsByRowIDRow, error) {
-	var zero []db.SessionRichRowsByRowIDRow
-	return zero, notPorted("SessionRichRowsByRowID")
-}
-
 func (p postgresQueries) SessionRoute(ctx context.Context, tx Tx, id string) (db.SessionRouteRow, error) {
 	var zero db.SessionRouteRow
 	return zero, notPorted("SessionRoute")
-}
-
-func (p postgresQueries) SessionSetArchived(ctx context.Context, tx Tx, arg db.SessionSetArchivedParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetArchived")
 }
 
 func (p postgresQueries) SessionSetBillingRoute(ctx context.Context, tx Tx, arg db.SessionSetBillingRouteParams) (int64, error) {

@@ -197,7 +197,26 @@ CREATE INDEX idx_messages_search_trgm ON messages USING gin (
     (COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '')) gin_trgm_ops
 );
 
+-- hermes_json_or_null is text read as JSON, or NULL where it is no JSON:
+-- SQLite's json_extract(CASE WHEN json_valid(x, 10) THEN x END, ...) guard,
+-- which the listing and lineage queries use to read the _branched_from and
+-- _delegate_from markers of model_config without failing on a bad row.
+-- PostgreSQL 15 has neither IS JSON nor pg_input_is_valid, so the cast's
+-- error is caught (a subtransaction per call: reads pay for it, no write
+-- does).
+-- +goose StatementBegin
+CREATE FUNCTION hermes_json_or_null(t text) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+BEGIN
+    RETURN t::jsonb;
+EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP FUNCTION hermes_json_or_null(text);
 DROP TABLE messages_search;
 DROP TABLE async_delegations;
 DROP TABLE compression_locks;

@@ -83,8 +83,10 @@ type field struct{ name, typ string }
 type pkg struct {
 	methods []method
 	structs map[string]bool // names of the package's struct types
-	// fields are each struct's fields by name, with their types.
+	// fields are each struct's fields by name, with their types; order
+	// their names in declaration order.
 	fields map[string]map[string]string
+	order  map[string][]string
 }
 
 func parsePackage(dir string) (*pkg, error) {
@@ -93,7 +95,7 @@ func parsePackage(dir string) (*pkg, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pkg{structs: map[string]bool{}, fields: map[string]map[string]string{}}
+	p := &pkg{structs: map[string]bool{}, fields: map[string]map[string]string{}, order: map[string][]string{}}
 	for _, path := range matches {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
@@ -113,6 +115,7 @@ func parsePackage(dir string) (*pkg, error) {
 							for _, f := range st.Fields.List {
 								for _, n := range f.Names {
 									fs[n.Name] = exprString(f.Type)
+									p.order[ts.Name.Name] = append(p.order[ts.Name.Name], n.Name)
 								}
 							}
 							p.fields[ts.Name.Name] = fs
@@ -287,6 +290,7 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 	}
 	imports(&b, paths...)
 	var missing []string
+	nested := map[string]bool{}
 	for _, m := range sq.methods {
 		if hand[m.name] {
 			continue
@@ -324,11 +328,23 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 		case !sq.structs[base]:
 			fmt.Fprintf(&b, "\treturn %s\n}\n\n", call)
 		case strings.HasPrefix(r, "[]"):
-			fmt.Fprintf(&b, "\trows, err := %s\n\treturn convertSlice(rows, func(r pgdb.%s) db.%s {\n%s\t\treturn db.%s(r)\n\t}), err\n}\n\n",
-				call, base, base, decodeFields(sq.fields[base], "\t\t"), base)
+			fmt.Fprintf(&b, "\trows, err := %s\n\treturn convertSlice(rows, func(r pgdb.%s) db.%s {\n%s\t\treturn %s\n\t}), err\n}\n\n",
+				call, base, base, decodeFields(sq.fields[base], "\t\t"), rowConversion(sq, base, nested))
 		default:
-			fmt.Fprintf(&b, "\tr, err := %s\n%s\treturn db.%s(r), err\n}\n\n", call, decodeFields(sq.fields[base], "\t"), base)
+			fmt.Fprintf(&b, "\tr, err := %s\n%s\treturn %s, err\n}\n\n", call, decodeFields(sq.fields[base], "\t"), rowConversion(sq, base, nested))
 		}
+	}
+	for _, name := range sortedKeys(nested) {
+		fmt.Fprintf(&b, "// convert%s is db.%s of r, field by field: it holds an embedded row of\n// another struct type, which a struct conversion does not convert.\n", name, name)
+		fmt.Fprintf(&b, "func convert%s(r pgdb.%s) db.%s {\n\treturn db.%s{\n", name, name, name, name)
+		for _, f := range sq.order[name] {
+			if t := sq.fields[name][f]; sq.structs[t] {
+				fmt.Fprintf(&b, "\t\t%s: db.%s(r.%s),\n", f, t, f)
+			} else {
+				fmt.Fprintf(&b, "\t\t%s: r.%s,\n", f, f)
+			}
+		}
+		b.WriteString("\t}\n}\n\n")
 	}
 	if len(missing) > 0 {
 		b.WriteString("// Without a PostgreSQL twin in queries/postgres/ yet (each fails with\n// ErrNotPorted):\n")
@@ -382,4 +398,26 @@ func decodeFields(fs map[string]string, indent string) string {
 		b.WriteString(indent + "r.Raw = decodeContentBytes(r.Raw)\n")
 	}
 	return b.String()
+}
+
+// rowConversion returns the expression converting the pgdb row r to db's
+// type name: a struct conversion, or a call of convertName (written once,
+// recorded in nested) when the row embeds another struct.
+func rowConversion(sq *pkg, name string, nested map[string]bool) string {
+	for _, t := range sq.fields[name] {
+		if sq.structs[t] {
+			nested[name] = true
+			return "convert" + name + "(r)"
+		}
+	}
+	return "db." + name + "(r)"
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
