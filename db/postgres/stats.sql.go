@@ -25,7 +25,7 @@ FROM (
         COUNT(*) AS session_count,
         COALESCE(SUM(input_tokens), 0)::float8 AS total_input,
         COALESCE(SUM(output_tokens), 0)::float8 AS total_output,
-        COALESCE(SUM(estimated_cost_usd), 0)::float8 AS total_cost
+        hermes_total(estimated_cost_usd)::float8 AS total_cost
     FROM sessions
     WHERE model IS NOT NULL
     GROUP BY model
@@ -52,9 +52,10 @@ type SessionTokenStatsByModelRow struct {
 // PostgreSQL: the columns hold only their own type, so no inner CAST. A
 // token total is SUM (exact, numeric) made a double as TOTAL's is, then
 // clamped to the int64 range by the CASE as SQLite's CAST clamps (a plain
-// ::bigint would fail past it). The cost total is COALESCE(SUM, 0): SQLite
-// adds REALs with Kahan-Babuska-Neumaier compensation, PostgreSQL does
-// not, so a cost total may differ from SQLite's in its last bits. Models
+// ::bigint would fail past it). The cost total is hermes_total, the
+// schema's aggregate that adds doubles as TOTAL() does (Kahan-Babuska-
+// Neumaier compensated, 0.0 for none), where SUM would add them plainly
+// (0.1 + 0.2 + 0.3 is 0.6000000000000001 by SUM, 0.6 by TOTAL). Models
 // tie-break COLLATE "C", SQLite's byte order.
 func (q *Queries) SessionTokenStatsByModel(ctx context.Context, db DBTX) ([]SessionTokenStatsByModelRow, error) {
 	rows, err := db.Query(ctx, sessionTokenStatsByModel)
@@ -96,7 +97,7 @@ FROM (
         COUNT(*) AS session_count,
         COALESCE(SUM(input_tokens), 0)::float8 AS total_input,
         COALESCE(SUM(output_tokens), 0)::float8 AS total_output,
-        COALESCE(SUM(estimated_cost_usd), 0)::float8 AS total_cost
+        hermes_total(estimated_cost_usd)::float8 AS total_cost
     FROM sessions
     GROUP BY source
 ) t

@@ -37,7 +37,7 @@ attributed AS (
         COALESCE(SUM(input), 0)::float8 AS input, COALESCE(SUM(output), 0)::float8 AS output,
         COALESCE(SUM(cache_read), 0)::float8 AS cache_read,
         COALESCE(SUM(cache_write), 0)::float8 AS cache_write,
-        COALESCE(SUM(est), 0)::float8 AS est, COALESCE(SUM(act), 0)::float8 AS act
+        hermes_total(est)::float8 AS est, hermes_total(act)::float8 AS act
     FROM routed GROUP BY session_id
 ),
 residual AS (
@@ -68,7 +68,7 @@ totals AS (
         COALESCE(SUM(calls), 0) AS calls, COALESCE(SUM(input), 0) AS input,
         COALESCE(SUM(output), 0) AS output, COALESCE(SUM(cache_read), 0) AS cache_read,
         COALESCE(SUM(cache_write), 0) AS cache_write, COALESCE(SUM(reasoning), 0) AS reasoning,
-        COALESCE(SUM(est), 0) AS est, COALESCE(SUM(act), 0) AS act
+        hermes_total(est)::float8 AS est, hermes_total(act)::float8 AS act
     FROM parts
     GROUP BY model
 )
@@ -136,9 +136,10 @@ type UsageByModelRow struct {
 // range by CASE as SQLite's does (::bigint would fail past it). The parts'
 // counters are doubles (UNION ALL of bigint and double), as the
 // residual's are on SQLite, and the totals below 2^53 are exact on both.
-// SQLite adds REALs with Kahan-Babuska-Neumaier compensation and
-// PostgreSQL does not, so a cost total may differ in its last bits. Models
-// tie-break COLLATE "C", SQLite's byte order.
+// Costs are totalled by hermes_total, the schema's aggregate that adds
+// doubles as TOTAL() does (Kahan-Babuska-Neumaier compensated), where SUM
+// would add them plainly and differ in the last bits. Models tie-break
+// COLLATE "C", SQLite's byte order.
 func (q *Queries) UsageByModel(ctx context.Context, db DBTX, arg UsageByModelParams) ([]UsageByModelRow, error) {
 	rows, err := db.Query(ctx, usageByModel, arg.Since, arg.Source)
 	if err != nil {

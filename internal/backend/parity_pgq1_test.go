@@ -737,6 +737,15 @@ func TestParityPGQ1(t *testing.T) {
 			func() (struct{}, error) { return struct{}{}, x.SessionImport(ctx, s, a) },
 			func() (struct{}, error) { return struct{}{}, y.SessionImport(ctx, g, pgdb.SessionImportParams(a)) })
 	}
+	// Costs 0.1, 0.2 and 0.3 (0.6 by TOTAL, 0.6000000000000001 by a plain sum).
+	for i, c := range []float64{0.1, 0.2, 0.3} {
+		a := imp
+		a.ID, a.Title, a.Source, a.Model = "cost"+string(rune('0'+i)), nil, "costs", ptr1("priced")
+		a.InputTokens, a.OutputTokens, a.EstimatedCostUSD, a.ActualCostUSD = sqlnum.IntOf(1), sqlnum.IntOf(1), sqlnum.RealOf(c), sqlnum.RealOf(c)
+		run1(p, "SessionImport", a.ID,
+			func() (struct{}, error) { return struct{}{}, x.SessionImport(ctx, s, a) },
+			func() (struct{}, error) { return struct{}{}, y.SessionImport(ctx, g, pgdb.SessionImportParams(a)) })
+	}
 	byModel := run1(p, "SessionTokenStatsByModel", "all",
 		func() ([]db.SessionTokenStatsByModelRow, error) { return x.SessionTokenStatsByModel(ctx, s) },
 		func() ([]db.SessionTokenStatsByModelRow, error) {
@@ -749,6 +758,11 @@ func TestParityPGQ1(t *testing.T) {
 		totals[r.Model] = r.TotalInput
 	}
 	want1(t, "clamped and rounded totals", []int64{totals["huge"], totals["m53"]}, []int64{math.MaxInt64, 1 << 53})
+	for _, r := range byModel {
+		if r.Model == "priced" {
+			want1(t, "compensated cost total", r.TotalCost, 0.6)
+		}
+	}
 	run1(p, "SessionTokenStatsBySource", "all",
 		func() ([]db.SessionTokenStatsBySourceRow, error) { return x.SessionTokenStatsBySource(ctx, s) },
 		func() ([]db.SessionTokenStatsBySourceRow, error) {
@@ -818,6 +832,15 @@ func TestParityPGQ1(t *testing.T) {
 				return rows1(func(r pgdb.UsageByModelRow) db.UsageByModelRow { return db.UsageByModelRow(r) })(y.UsageByModel(ctx, g, pgdb.UsageByModelParams(a)))
 			})
 	}
+	costs := run1(p, "UsageByModel", "costs",
+		func() ([]db.UsageByModelRow, error) {
+			return x.UsageByModel(ctx, s, db.UsageByModelParams{Source: ptr1("costs")})
+		},
+		func() ([]db.UsageByModelRow, error) {
+			return rows1(func(r pgdb.UsageByModelRow) db.UsageByModelRow { return db.UsageByModelRow(r) })(y.UsageByModel(ctx, g, pgdb.UsageByModelParams{Source: ptr1("costs")}))
+		})
+	want1(t, "UsageByModel compensated costs", costs, []db.UsageByModelRow{{Model: "priced", SessionCount: 3, APICallCount: 27,
+		InputTokens: 3, OutputTokens: 3, CacheReadTokens: 18, CacheWriteTokens: 21, EstimatedCostUSD: 0.6, ActualCostUSD: 0.6}})
 	cli := run1(p, "UsageByModel", "cli",
 		func() ([]db.UsageByModelRow, error) {
 			return x.UsageByModel(ctx, s, db.UsageByModelParams{Source: ptr1("cli")})

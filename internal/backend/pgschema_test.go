@@ -32,8 +32,32 @@ EXCEPTION WHEN invalid_text_representation OR untranslatable_character
 END
 $$`
 
+// totalDDL1 is hermes_total(double precision), the aggregate the twins of
+// SessionTokenStatsByModel, SessionTokenStatsBySource and UsageByModel
+// call where SQLite calls TOTAL() over REALs: SQLite's
+// Kahan-Babuska-Neumaier sum (func.c kahanBabuskaNeumaierStep, from 0.0,
+// the error term added at the end unless it is infinite or NaN), so that
+// 0.1 + 0.2 + 0.3 is 0.6 on both where SUM gives 0.6000000000000001.
+// NULLs are skipped (the step is STRICT) and no rows give 0.0, as
+// TOTAL's. Hand-written DDL for 00021_schema_v21.sql, as jsonOrNullDDL1.
+const totalDDL1 = `CREATE OR REPLACE FUNCTION hermes_total_step(state double precision[], x double precision)
+RETURNS double precision[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ARRAY[t, state[2] + CASE WHEN abs(state[1]) > abs(x)
+        THEN (state[1] - t) + x ELSE (x - t) + state[1] END]
+    FROM (SELECT state[1] + x AS t) s
+$$;
+CREATE OR REPLACE FUNCTION hermes_total_final(state double precision[])
+RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE WHEN state[2] IN ('Infinity', '-Infinity', 'NaN') THEN state[1]
+        ELSE state[1] + state[2] END
+$$;
+CREATE OR REPLACE AGGREGATE hermes_total(double precision) (
+    SFUNC = hermes_total_step, STYPE = double precision[],
+    FINALFUNC = hermes_total_final, INITCOND = '{0,0}'
+)`
+
 // newPG1 returns a connection to a new database of the test's own that
-// holds the v21 schema (and hermes_json_or_null), closed before pgtest
+// holds the v21 schema (and hermes_json_or_null and hermes_total), closed before pgtest
 // drops the database.
 func newPG1(t *testing.T) *pgx.Conn {
 	t.Helper()
@@ -49,7 +73,7 @@ func newPG1(t *testing.T) *pgx.Conn {
 }
 
 // applySchema1 runs the -- +goose Up section of 00021_schema_v21.sql, as
-// goose would, then jsonOrNullDDL1. Exec without arguments uses the simple
+// goose would, then jsonOrNullDDL1 and totalDDL1. Exec without arguments uses the simple
 // protocol, which runs several statements in one call.
 func applySchema1(t *testing.T, c *pgx.Conn) {
 	t.Helper()
@@ -71,5 +95,8 @@ func applySchema1(t *testing.T, c *pgx.Conn) {
 	}
 	if _, err := c.Exec(ctx, jsonOrNullDDL1); err != nil {
 		t.Fatalf("create hermes_json_or_null: %v", err)
+	}
+	if _, err := c.Exec(ctx, totalDDL1); err != nil {
+		t.Fatalf("create hermes_total: %v", err)
 	}
 }

@@ -74,9 +74,10 @@ ORDER BY first_seen NULLS FIRST, model COLLATE "C", billing_provider COLLATE "C"
 -- range by CASE as SQLite's does (::bigint would fail past it). The parts'
 -- counters are doubles (UNION ALL of bigint and double), as the
 -- residual's are on SQLite, and the totals below 2^53 are exact on both.
--- SQLite adds REALs with Kahan-Babuska-Neumaier compensation and
--- PostgreSQL does not, so a cost total may differ in its last bits. Models
--- tie-break COLLATE "C", SQLite's byte order.
+-- Costs are totalled by hermes_total, the schema's aggregate that adds
+-- doubles as TOTAL() does (Kahan-Babuska-Neumaier compensated), where SUM
+-- would add them plainly and differ in the last bits. Models tie-break
+-- COLLATE "C", SQLite's byte order.
 -- name: UsageByModel :many
 WITH picked AS (
     SELECT id, model, api_call_count, input_tokens, output_tokens,
@@ -103,7 +104,7 @@ attributed AS (
         COALESCE(SUM(input), 0)::float8 AS input, COALESCE(SUM(output), 0)::float8 AS output,
         COALESCE(SUM(cache_read), 0)::float8 AS cache_read,
         COALESCE(SUM(cache_write), 0)::float8 AS cache_write,
-        COALESCE(SUM(est), 0)::float8 AS est, COALESCE(SUM(act), 0)::float8 AS act
+        hermes_total(est)::float8 AS est, hermes_total(act)::float8 AS act
     FROM routed GROUP BY session_id
 ),
 residual AS (
@@ -134,7 +135,7 @@ totals AS (
         COALESCE(SUM(calls), 0) AS calls, COALESCE(SUM(input), 0) AS input,
         COALESCE(SUM(output), 0) AS output, COALESCE(SUM(cache_read), 0) AS cache_read,
         COALESCE(SUM(cache_write), 0) AS cache_write, COALESCE(SUM(reasoning), 0) AS reasoning,
-        COALESCE(SUM(est), 0) AS est, COALESCE(SUM(act), 0) AS act
+        hermes_total(est)::float8 AS est, hermes_total(act)::float8 AS act
     FROM parts
     GROUP BY model
 )
