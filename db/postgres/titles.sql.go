@@ -216,7 +216,7 @@ func (q *Queries) SessionSetTitle(ctx context.Context, db DBTX, arg SessionSetTi
 }
 
 const sessionTitleOwner = `-- name: SessionTitleOwner :one
-SELECT id FROM sessions WHERE title = $1 AND id <> $2 LIMIT 1
+SELECT id FROM sessions WHERE title = $1 AND id != $2 LIMIT 1
 `
 
 type SessionTitleOwnerParams struct {

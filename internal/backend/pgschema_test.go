@@ -56,14 +56,19 @@ CREATE OR REPLACE AGGREGATE hermes_total(double precision) (
     FINALFUNC = hermes_total_final, INITCOND = '{0,0}'
 )`
 
-// newPG1 returns a connection to a new database of the test's own that
+// newPG1 returns a connection (in the given exec mode) to a new database
+// of the test's own that
 // holds the v21 schema (and hermes_json_or_null and hermes_total), closed before pgtest
 // drops the database.
-func newPG1(t *testing.T) *pgx.Conn {
+func newPG1(t *testing.T, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Helper()
-	url := pgtest.NewDatabase(t)
+	cfg, err := pgx.ParseConfig(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

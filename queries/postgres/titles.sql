@@ -1,7 +1,7 @@
 -- SessionTitleOwner finds another session already holding a title (titles
 -- are unique, case-sensitively, among non-NULL values).
 -- name: SessionTitleOwner :one
-SELECT id FROM sessions WHERE title = @title AND id <> @id LIMIT 1;
+SELECT id FROM sessions WHERE title = @title AND id != @id LIMIT 1;
 
 -- SessionSetTitle sets or (NULL) clears a session's title.
 -- name: SessionSetTitle :execrows
