@@ -98,7 +98,8 @@ func (q *Queries) CompressionLockHolder(ctx context.Context, db DBTX, arg Compre
 
 const compressionLockInsert = `-- name: CompressionLockInsert :execrows
 INSERT INTO compression_locks (session_id, holder, acquired_at, expires_at)
-VALUES ($1, $2, $3, $4)
+SELECT $1, $2, $3, $4
+WHERE $3::float8 IS NOT NULL AND $4::float8 IS NOT NULL
 ON CONFLICT DO NOTHING
 `
 
@@ -114,8 +115,10 @@ type CompressionLockInsertParams struct {
 // does not extend its lease). The caller reads the holder back to learn who
 // holds it.
 // PostgreSQL: ON CONFLICT DO NOTHING is what OR IGNORE does to the primary
-// key. OR IGNORE also skipped a row with a NULL in a NOT NULL column, which
-// fails here (23502): the store never binds a NULL there.
+// key, and OR IGNORE also skips a row with a NULL in a NOT NULL column
+// (0 rows, no error), which the WHERE does for the two times that may be
+// NULL (session_id and holder are Go strings). The casts there give
+// PostgreSQL their types, which INSERT ... SELECT does not infer.
 func (q *Queries) CompressionLockInsert(ctx context.Context, db DBTX, arg CompressionLockInsertParams) (int64, error) {
 	result, err := db.Exec(ctx, compressionLockInsert,
 		arg.SessionID,

@@ -299,10 +299,11 @@ const sessionCreate = `-- name: SessionCreate :execrows
 INSERT INTO sessions (
     id, source, user_id, session_key, chat_id, chat_type, thread_id,
     model, model_config, system_prompt, parent_session_id, cwd, started_at
-) VALUES (
+)
+SELECT
     $1, $2, $3, $4, $5, $6, $7,
     $8, $9, $10, $11, $12, $13
-)
+WHERE $13::float8 IS NOT NULL
 ON CONFLICT DO NOTHING
 `
 
@@ -326,9 +327,12 @@ type SessionCreateParams struct {
 // win (0 rows affected: it existed). A parent_session_id naming no session
 // still fails: OR IGNORE does not cover foreign keys.
 // PostgreSQL: ON CONFLICT DO NOTHING is what OR IGNORE does to the primary
-// key (and to the unique title index, which this insert does not set). OR
-// IGNORE also skipped a row with a NULL source or started_at, which fails
-// here (23502): the store never binds one.
+// key (and to the unique title index, which this insert does not set), and
+// OR IGNORE also skips a row with a NULL in a NOT NULL column (0 rows, no
+// error), which the WHERE does for started_at, the one such column that
+// may be NULL (id and source are Go strings). Its cast gives PostgreSQL the
+// type, which INSERT ... SELECT does not infer. A missing parent still
+// fails the foreign key (23503), as on SQLite.
 func (q *Queries) SessionCreate(ctx context.Context, db DBTX, arg SessionCreateParams) (int64, error) {
 	result, err := db.Exec(ctx, sessionCreate,
 		arg.ID,

@@ -21,6 +21,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/hermesstate/hermesstate/db"
 	pgdb "github.com/hermesstate/hermesstate/db/postgres"
@@ -330,6 +332,20 @@ func noRow1[S, P any](p *pair1, name, what string, sq func() (S, error), pg func
 	}
 }
 
+// bothFail1 runs a step that must fail a foreign key on both engines:
+// SQLITE_CONSTRAINT_FOREIGNKEY on SQLite, SQLSTATE 23503 on PostgreSQL.
+func bothFail1(p *pair1, name, what string, sq, pg func() error) {
+	p.t.Helper()
+	p.seen[name] = true
+	se, pe := sq(), pg()
+	var sqErr sqlite3.Error
+	var pgErr *pgconn.PgError
+	if !errors.As(se, &sqErr) || sqErr.ExtendedCode != sqlite3.ErrConstraintForeignKey ||
+		!errors.As(pe, &pgErr) || pgErr.Code != "23503" {
+		p.t.Errorf("%s (%s): want a foreign-key error on both, got SQLite %v, PostgreSQL %v", name, what, se, pe)
+	}
+}
+
 // want1 checks an expected value exactly, so that two engines agreeing on
 // a wrong answer still fail.
 func want1[T any](t *testing.T, what string, got, want T) {
@@ -405,6 +421,15 @@ func parityPGQ1(t *testing.T, p *pair1) {
 		want1(t, "SessionCreate "+a.ID, create(a), int64(1))
 	}
 	want1(t, "SessionCreate again", create(db.SessionCreateParams{ID: "alpha", Source: "other", StartedAt: sqlnum.RealOf(1)}), int64(0))
+	want1(t, "SessionCreate without a start (OR IGNORE skips it)", create(db.SessionCreateParams{ID: "nostart", Source: "cli"}), int64(0))
+	orphan := db.SessionCreateParams{ID: "orphan", Source: "cli", ParentSessionID: ptr1("nope"), StartedAt: sqlnum.RealOf(1)}
+	bothFail1(p, "SessionCreate", "missing parent",
+		func() error { _, err := x.SessionCreate(ctx, s, orphan); return err },
+		func() error { _, err := y.SessionCreate(ctx, g, pgdb.SessionCreateParams(orphan)); return err })
+	up := db.SessionUpsertParams{ID: "orphan", Source: "cli", ParentSessionID: ptr1("nope"), StartedAt: sqlnum.RealOf(1)}
+	bothFail1(p, "SessionUpsert", "missing parent",
+		func() error { return x.SessionUpsert(ctx, s, up) },
+		func() error { return y.SessionUpsert(ctx, g, pgdb.SessionUpsertParams(up)) })
 
 	getSession := func(id string) db.Session {
 		return run1(p, "SessionGet", id,
@@ -970,6 +995,12 @@ func parityPGQ1(t *testing.T, p *pair1) {
 			func() (int64, error) { return x.CompressionLockRelease(ctx, s, a) },
 			func() (int64, error) { return y.CompressionLockRelease(ctx, g, pgdb.CompressionLockReleaseParams(a)) })
 	}
+	noExpiry := db.CompressionLockInsertParams{SessionID: "alpha", Holder: "h0", AcquiredAt: sqlnum.RealOf(10)}
+	want1(t, "CompressionLockInsert without an expiry (OR IGNORE skips it)", execrows("CompressionLockInsert", "no expiry",
+		func() (int64, error) { return x.CompressionLockInsert(ctx, s, noExpiry) },
+		func() (int64, error) {
+			return y.CompressionLockInsert(ctx, g, pgdb.CompressionLockInsertParams(noExpiry))
+		}), int64(0))
 	want1(t, "CompressionLockInsert", []int64{lockInsert("h1"), lockInsert("h2")}, []int64{1, 0})
 	want1(t, "CompressionLockOwner", run1(p, "CompressionLockOwner", "alpha",
 		func() (string, error) { return x.CompressionLockOwner(ctx, s, "alpha") },

@@ -14,11 +14,14 @@ WHERE session_id = @session_id AND expires_at < @now;
 -- does not extend its lease). The caller reads the holder back to learn who
 -- holds it.
 -- PostgreSQL: ON CONFLICT DO NOTHING is what OR IGNORE does to the primary
--- key. OR IGNORE also skipped a row with a NULL in a NOT NULL column, which
--- fails here (23502): the store never binds a NULL there.
+-- key, and OR IGNORE also skips a row with a NULL in a NOT NULL column
+-- (0 rows, no error), which the WHERE does for the two times that may be
+-- NULL (session_id and holder are Go strings). The casts there give
+-- PostgreSQL their types, which INSERT ... SELECT does not infer.
 -- name: CompressionLockInsert :execrows
 INSERT INTO compression_locks (session_id, holder, acquired_at, expires_at)
-VALUES (@session_id, @holder, @acquired_at, @expires_at)
+SELECT @session_id, @holder, @acquired_at, @expires_at
+WHERE @acquired_at::float8 IS NOT NULL AND @expires_at::float8 IS NOT NULL
 ON CONFLICT DO NOTHING;
 
 -- CompressionLockOwner is the holder of a session's lock row, expired or

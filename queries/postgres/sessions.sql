@@ -34,17 +34,21 @@ ORDER BY started_at DESC, id COLLATE "C" DESC LIMIT 21;
 -- win (0 rows affected: it existed). A parent_session_id naming no session
 -- still fails: OR IGNORE does not cover foreign keys.
 -- PostgreSQL: ON CONFLICT DO NOTHING is what OR IGNORE does to the primary
--- key (and to the unique title index, which this insert does not set). OR
--- IGNORE also skipped a row with a NULL source or started_at, which fails
--- here (23502): the store never binds one.
+-- key (and to the unique title index, which this insert does not set), and
+-- OR IGNORE also skips a row with a NULL in a NOT NULL column (0 rows, no
+-- error), which the WHERE does for started_at, the one such column that
+-- may be NULL (id and source are Go strings). Its cast gives PostgreSQL the
+-- type, which INSERT ... SELECT does not infer. A missing parent still
+-- fails the foreign key (23503), as on SQLite.
 -- name: SessionCreate :execrows
 INSERT INTO sessions (
     id, source, user_id, session_key, chat_id, chat_type, thread_id,
     model, model_config, system_prompt, parent_session_id, cwd, started_at
-) VALUES (
+)
+SELECT
     @id, @source, @user_id, @session_key, @chat_id, @chat_type, @thread_id,
     @model, @model_config, @system_prompt, @parent_session_id, @cwd, @started_at
-)
+WHERE @started_at::float8 IS NOT NULL
 ON CONFLICT DO NOTHING;
 
 -- SessionUpsert is upstream's create_session / ensure_session (v21): insert
