@@ -25,7 +25,7 @@ SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.threa
 FROM sessions s
 WHERE s.source = 'cron' AND s.id COLLATE "C" >= $1::text AND s.id COLLATE "C" < $2::text
 ORDER BY s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT $4::bigint OFFSET $3::bigint
+LIMIT NULLIF(GREATEST($4::bigint, -1), -1) OFFSET GREATEST($3::bigint, 0)
 `
 
 type SessionCronRunsParams struct {
@@ -56,7 +56,9 @@ type SessionCronRunsRow struct {
 // index narrows the source only while the column's collation is not "C".
 // The preview replaces chr(10) and chr(13) where SQLite wrote X'0A' and
 // X'0D', and substr counts code points on both. LIMIT and OFFSET are cast
-// to bigint for int64 parameters, as SQLite's are.
+// to bigint for int64 parameters, as SQLite's are, and a negative LIMIT
+// (every run, which the store relies on) or OFFSET (0) mean here what they
+// mean on SQLite, where PostgreSQL would fail: see SessionBrowse.
 func (q *Queries) SessionCronRuns(ctx context.Context, db DBTX, arg SessionCronRunsParams) ([]SessionCronRunsRow, error) {
 	rows, err := db.Query(ctx, sessionCronRuns,
 		arg.IDFrom,

@@ -139,7 +139,7 @@ SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.threa
 FROM sessions s
 WHERE $1::text IS NULL OR s.source = $1::text
 ORDER BY last_active DESC, s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT $3::bigint OFFSET $2::bigint
+LIMIT NULLIF(GREATEST($3::bigint, -1), -1) OFFSET GREATEST($2::bigint, 0)
 `
 
 type SessionBrowseParams struct {
@@ -178,7 +178,9 @@ type SessionBrowseRow struct {
 // are filtered, sorted and paged in one query, by the same keys (id
 // COLLATE "C", SQLite's byte order, and ids are never NULL here). The
 // CASTs are ::float8 and ::text, LIMIT and OFFSET cast to bigint for int64
-// parameters, as SQLite's are.
+// parameters, as SQLite's are. A negative LIMIT is no limit and a negative
+// OFFSET is 0 on SQLite, an error on PostgreSQL: NULLIF(GREATEST(l, -1),
+// -1) makes the one NULL (no limit) and GREATEST(o, 0) the other 0.
 func (q *Queries) SessionBrowse(ctx context.Context, db DBTX, arg SessionBrowseParams) ([]SessionBrowseRow, error) {
 	rows, err := db.Query(ctx, sessionBrowse, arg.Source, arg.Offset, arg.Limit)
 	if err != nil {

@@ -147,7 +147,7 @@ SELECT id, title, model,
     estimated_cost_usd
 FROM sessions
 ORDER BY total_tokens DESC, id COLLATE "C"
-LIMIT $1::bigint
+LIMIT NULLIF(GREATEST($1::bigint, -1), -1)
 `
 
 type SessionTopByTokensRow struct {
@@ -163,7 +163,8 @@ type SessionTopByTokensRow struct {
 // REAL, which the outer CAST clamps.
 // PostgreSQL: bigint + bigint fails past the int64 range where SQLite's
 // sum becomes a REAL the CAST clamps, so the sum is numeric, clamped by
-// LEAST and GREATEST (the same values). Ids tie-break COLLATE "C".
+// LEAST and GREATEST (the same values). Ids tie-break COLLATE "C". A
+// negative LIMIT is no limit, as on SQLite (see SessionBrowse).
 func (q *Queries) SessionTopByTokens(ctx context.Context, db DBTX, limit int64) ([]SessionTopByTokensRow, error) {
 	rows, err := db.Query(ctx, sessionTopByTokens, limit)
 	if err != nil {

@@ -584,7 +584,7 @@ func parityPGQ1(t *testing.T, p *pair1) {
 		// jsonb refuses) + 1 (cut short) + 1 (nested past both parsers).
 		want1(t, "recounted "+id, []any{r.MessageCount, r.ToolCallCount}, []any{sqlnum.IntOf(want[0]), sqlnum.IntOf(want[1])})
 	}
-	for _, a := range []db.SessionBrowseParams{{Limit: 3}, {Limit: 10, Offset: 2}, {Source: ptr1("cli"), Limit: 10}} {
+	for _, a := range []db.SessionBrowseParams{{Limit: 3}, {Limit: 10, Offset: 2}, {Source: ptr1("cli"), Limit: 10}, {Limit: -1, Offset: 1}, {Limit: 2, Offset: -5}} {
 		run1(p, "SessionBrowse", "page",
 			func() ([]db.SessionBrowseRow, error) { return x.SessionBrowse(ctx, s, a) },
 			func() ([]db.SessionBrowseRow, error) {
@@ -806,6 +806,12 @@ func parityPGQ1(t *testing.T, p *pair1) {
 				return db.SessionTokenStatsBySourceRow(r)
 			})(y.SessionTokenStatsBySource(ctx, g))
 		})
+	all := run1(p, "SessionTopByTokens", "no limit",
+		func() ([]db.SessionTopByTokensRow, error) { return x.SessionTopByTokens(ctx, s, -1) },
+		func() ([]db.SessionTopByTokensRow, error) {
+			return rows1(func(r pgdb.SessionTopByTokensRow) db.SessionTopByTokensRow { return db.SessionTopByTokensRow(r) })(y.SessionTopByTokens(ctx, g, -1))
+		})
+	want1(t, "SessionTopByTokens with a negative limit lists every session", len(all) > 20, true)
 	top := run1(p, "SessionTopByTokens", "4",
 		func() ([]db.SessionTopByTokensRow, error) { return x.SessionTopByTokens(ctx, s, 4) },
 		func() ([]db.SessionTopByTokensRow, error) {
@@ -905,12 +911,23 @@ func parityPGQ1(t *testing.T, p *pair1) {
 	p.message1("cron_job1_1000", "user", ptr1("line1\nline2\r"+strings.Repeat("é", 100)), nil, 1001, 0)
 	p.message1("cron_job1_1000", "user", ptr1("later"), nil, 1002, 0)
 	var runs []db.SessionCronRunsRow
-	for _, a := range []db.SessionCronRunsParams{{IDFrom: "cron_job1_", IDTo: "cron_job1`", Limit: 10}, {IDFrom: "cron_job1_", IDTo: "cron_job1`", Limit: 1, Offset: 1}} {
+	for _, a := range []db.SessionCronRunsParams{
+		{IDFrom: "cron_job1_", IDTo: "cron_job1`", Limit: -1},
+		{IDFrom: "cron_job1_", IDTo: "cron_job1`", Limit: 10, Offset: -1},
+		{IDFrom: "cron_job1_", IDTo: "cron_job1`", Limit: 1, Offset: 1},
+	} {
 		runs = run1(p, "SessionCronRuns", "job1",
 			func() ([]db.SessionCronRunsRow, error) { return x.SessionCronRuns(ctx, s, a) },
 			func() ([]db.SessionCronRunsRow, error) {
 				return rows1(cronRow1)(y.SessionCronRuns(ctx, g, pgdb.SessionCronRunsParams(a)))
 			})
+		if a.Limit == -1 {
+			var ids []string
+			for _, r := range runs {
+				ids = append(ids, r.Session.ID)
+			}
+			want1(t, "SessionCronRuns, every run of job1", ids, []string{"cron_job1_2000", "cron_job1_1000"})
+		}
 	}
 	want1(t, "SessionCronRuns page 2", len(runs), 1)
 	if len(runs) == 1 {

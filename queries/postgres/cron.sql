@@ -13,7 +13,9 @@
 -- index narrows the source only while the column's collation is not "C".
 -- The preview replaces chr(10) and chr(13) where SQLite wrote X'0A' and
 -- X'0D', and substr counts code points on both. LIMIT and OFFSET are cast
--- to bigint for int64 parameters, as SQLite's are.
+-- to bigint for int64 parameters, as SQLite's are, and a negative LIMIT
+-- (every run, which the store relies on) or OFFSET (0) mean here what they
+-- mean on SQLite, where PostgreSQL would fail: see SessionBrowse.
 -- name: SessionCronRuns :many
 SELECT sqlc.embed(s),
     COALESCE(
@@ -30,4 +32,4 @@ SELECT sqlc.embed(s),
 FROM sessions s
 WHERE s.source = 'cron' AND s.id COLLATE "C" >= @id_from::text AND s.id COLLATE "C" < @id_to::text
 ORDER BY s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT sqlc.arg('limit')::bigint OFFSET sqlc.arg('offset')::bigint;
+LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1) OFFSET GREATEST(sqlc.arg('offset')::bigint, 0);

@@ -248,7 +248,9 @@ DELETE FROM sessions WHERE id = @id;
 -- are filtered, sorted and paged in one query, by the same keys (id
 -- COLLATE "C", SQLite's byte order, and ids are never NULL here). The
 -- CASTs are ::float8 and ::text, LIMIT and OFFSET cast to bigint for int64
--- parameters, as SQLite's are.
+-- parameters, as SQLite's are. A negative LIMIT is no limit and a negative
+-- OFFSET is 0 on SQLite, an error on PostgreSQL: NULLIF(GREATEST(l, -1),
+-- -1) makes the one NULL (no limit) and GREATEST(o, 0) the other 0.
 -- name: SessionBrowse :many
 SELECT sqlc.embed(s),
     COALESCE(
@@ -258,7 +260,7 @@ SELECT sqlc.embed(s),
 FROM sessions s
 WHERE sqlc.narg(source)::text IS NULL OR s.source = sqlc.narg(source)::text
 ORDER BY last_active DESC, s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT sqlc.arg('limit')::bigint OFFSET sqlc.arg('offset')::bigint;
+LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1) OFFSET GREATEST(sqlc.arg('offset')::bigint, 0);
 
 -- SessionLastActive is a session's last activity as the export order
 -- computes it: its newest message's timestamp, else its start. Not CAST:

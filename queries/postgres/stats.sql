@@ -62,7 +62,8 @@ ORDER BY total_cost DESC, source COLLATE "C";
 -- REAL, which the outer CAST clamps.
 -- PostgreSQL: bigint + bigint fails past the int64 range where SQLite's
 -- sum becomes a REAL the CAST clamps, so the sum is numeric, clamped by
--- LEAST and GREATEST (the same values). Ids tie-break COLLATE "C".
+-- LEAST and GREATEST (the same values). Ids tie-break COLLATE "C". A
+-- negative LIMIT is no limit, as on SQLite (see SessionBrowse).
 -- name: SessionTopByTokens :many
 SELECT id, title, model,
     LEAST(GREATEST(COALESCE(input_tokens, 0)::numeric + COALESCE(output_tokens, 0),
@@ -70,4 +71,4 @@ SELECT id, title, model,
     estimated_cost_usd
 FROM sessions
 ORDER BY total_tokens DESC, id COLLATE "C"
-LIMIT sqlc.arg('limit')::bigint;
+LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
