@@ -46,10 +46,47 @@ CREATE FUNCTION public.hermes_json_or_null(t text) RETURNS jsonb
     AS $$
 BEGIN
     RETURN t::jsonb;
-EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+EXCEPTION WHEN data_exception OR program_limit_exceeded OR statement_too_complex THEN
     RETURN NULL;
 END
 $$;
+
+
+--
+-- Name: hermes_total_final(double precision[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hermes_total_final(state double precision[]) RETURNS double precision
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN state[2] IN ('Infinity', '-Infinity', 'NaN') THEN state[1]
+        ELSE state[1] + state[2] END
+$$;
+
+
+--
+-- Name: hermes_total_step(double precision[], double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hermes_total_step(state double precision[], x double precision) RETURNS double precision[]
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT ARRAY[t, state[2] + CASE WHEN abs(state[1]) > abs(x)
+        THEN (state[1] - t) + x ELSE (x - t) + state[1] END]
+    FROM (SELECT state[1] + x AS t) s
+$$;
+
+
+--
+-- Name: hermes_total(double precision); Type: AGGREGATE; Schema: public; Owner: -
+--
+
+CREATE AGGREGATE public.hermes_total(double precision) (
+    SFUNC = public.hermes_total_step,
+    STYPE = double precision[],
+    INITCOND = '{0,0}',
+    FINALFUNC = public.hermes_total_final
+);
 
 
 SET default_tablespace = '';
@@ -112,7 +149,7 @@ CREATE TABLE public.gateway_routing (
 
 CREATE TABLE public.messages (
     id bigint NOT NULL,
-    session_id text NOT NULL,
+    session_id text NOT NULL COLLATE pg_catalog."C",
     role text NOT NULL,
     content text,
     tool_call_id text,
@@ -172,7 +209,7 @@ CREATE TABLE public.schema_version (
 --
 
 CREATE TABLE public.session_model_usage (
-    session_id text NOT NULL,
+    session_id text NOT NULL COLLATE pg_catalog."C",
     model text NOT NULL,
     billing_provider text DEFAULT ''::text NOT NULL,
     billing_base_url text DEFAULT ''::text NOT NULL,
@@ -197,7 +234,7 @@ CREATE TABLE public.session_model_usage (
 --
 
 CREATE TABLE public.sessions (
-    id text NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
     source text NOT NULL,
     user_id text,
     session_key text,
@@ -210,7 +247,7 @@ CREATE TABLE public.sessions (
     model text,
     model_config text,
     system_prompt text,
-    parent_session_id text,
+    parent_session_id text COLLATE pg_catalog."C",
     started_at double precision NOT NULL,
     ended_at double precision,
     end_reason text,

@@ -124,7 +124,7 @@ func (q *Queries) SessionCompressionAncestors(ctx context.Context, db DBTX, id s
 
 const sessionCompressionWalk = `-- name: SessionCompressionWalk :many
 WITH RECURSIVE walk(id, depth) AS (
-    SELECT CAST($1 AS text), 0
+    SELECT CAST($1 AS text) COLLATE "C", 0
     UNION ALL
     SELECT (
         SELECT child.id
@@ -248,7 +248,7 @@ func (q *Queries) SessionDescendants(ctx context.Context, db DBTX, id string) ([
 
 const sessionResumeWalk = `-- name: SessionResumeWalk :many
 WITH RECURSIVE walk(id, depth) AS (
-    SELECT CAST($1 AS text), 0
+    SELECT CAST($1 AS text) COLLATE "C", 0
     UNION ALL
     SELECT (
         SELECT c.id FROM sessions c

@@ -12,7 +12,7 @@ import (
 const sessionArchiveLineage = `-- name: SessionArchiveLineage :many
 WITH RECURSIVE
     ancestors(id) AS (
-        SELECT CAST($1 AS text)
+        SELECT CAST($1 AS text) COLLATE "C"
         UNION
         SELECT parent.id
         FROM ancestors a
@@ -21,7 +21,7 @@ WITH RECURSIVE
         WHERE parent.end_reason = 'compression'
     ),
     descendants(id) AS (
-        SELECT CAST($1 AS text)
+        SELECT CAST($1 AS text) COLLATE "C"
         UNION
         SELECT child.id
         FROM descendants d

@@ -10,6 +10,47 @@ import (
 	"github.com/hermesstate/hermesstate/internal/sqlnum"
 )
 
+func (p postgresQueries) CompressionCooldownGet(ctx context.Context, tx Tx, id string) (db.CompressionCooldownGetRow, error) {
+	r, err := p.q.CompressionCooldownGet(ctx, tx.PG, id)
+	return db.CompressionCooldownGetRow(r), err
+}
+
+func (p postgresQueries) CompressionCooldownSet(ctx context.Context, tx Tx, arg db.CompressionCooldownSetParams) (int64, error) {
+	return p.q.CompressionCooldownSet(ctx, tx.PG, pgdb.CompressionCooldownSetParams(arg))
+}
+
+func (p postgresQueries) CompressionLockDeleteExpired(ctx context.Context, tx Tx, arg db.CompressionLockDeleteExpiredParams) (int64, error) {
+	return p.q.CompressionLockDeleteExpired(ctx, tx.PG, pgdb.CompressionLockDeleteExpiredParams(arg))
+}
+
+func (p postgresQueries) CompressionLockHolder(ctx context.Context, tx Tx, arg db.CompressionLockHolderParams) (string, error) {
+	return p.q.CompressionLockHolder(ctx, tx.PG, pgdb.CompressionLockHolderParams(arg))
+}
+
+func (p postgresQueries) CompressionLockInsert(ctx context.Context, tx Tx, arg db.CompressionLockInsertParams) (int64, error) {
+	return p.q.CompressionLockInsert(ctx, tx.PG, pgdb.CompressionLockInsertParams(arg))
+}
+
+func (p postgresQueries) CompressionLockOwner(ctx context.Context, tx Tx, sessionID string) (string, error) {
+	return p.q.CompressionLockOwner(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) CompressionLockRefresh(ctx context.Context, tx Tx, arg db.CompressionLockRefreshParams) (int64, error) {
+	return p.q.CompressionLockRefresh(ctx, tx.PG, pgdb.CompressionLockRefreshParams(arg))
+}
+
+func (p postgresQueries) CompressionLockRelease(ctx context.Context, tx Tx, arg db.CompressionLockReleaseParams) (int64, error) {
+	return p.q.CompressionLockRelease(ctx, tx.PG, pgdb.CompressionLockReleaseParams(arg))
+}
+
+func (p postgresQueries) CompressionStreakGet(ctx context.Context, tx Tx, id string) (sqlnum.Int, error) {
+	return p.q.CompressionStreakGet(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) CompressionStreakSet(ctx context.Context, tx Tx, arg db.CompressionStreakSetParams) (int64, error) {
+	return p.q.CompressionStreakSet(ctx, tx.PG, pgdb.CompressionStreakSetParams(arg))
+}
+
 func (p postgresQueries) DelegationClaim(ctx context.Context, tx Tx, arg db.DelegationClaimParams) (int64, error) {
 	return p.q.DelegationClaim(ctx, tx.PG, pgdb.DelegationClaimParams(arg))
 }
@@ -147,6 +188,34 @@ func (p postgresQueries) GatewaySetExpiryFinalized(ctx context.Context, tx Tx, a
 	return p.q.GatewaySetExpiryFinalized(ctx, tx.PG, pgdb.GatewaySetExpiryFinalizedParams(arg))
 }
 
+func (p postgresQueries) HandoffClaim(ctx context.Context, tx Tx, id string) (int64, error) {
+	return p.q.HandoffClaim(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) HandoffComplete(ctx context.Context, tx Tx, id string) (int64, error) {
+	return p.q.HandoffComplete(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) HandoffFail(ctx context.Context, tx Tx, arg db.HandoffFailParams) (int64, error) {
+	return p.q.HandoffFail(ctx, tx.PG, pgdb.HandoffFailParams(arg))
+}
+
+func (p postgresQueries) HandoffGet(ctx context.Context, tx Tx, id string) (db.HandoffGetRow, error) {
+	r, err := p.q.HandoffGet(ctx, tx.PG, id)
+	return db.HandoffGetRow(r), err
+}
+
+func (p postgresQueries) HandoffListPending(ctx context.Context, tx Tx) ([]db.Session, error) {
+	rows, err := p.q.HandoffListPending(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.Session) db.Session {
+		return db.Session(r)
+	}), err
+}
+
+func (p postgresQueries) HandoffRequest(ctx context.Context, tx Tx, arg db.HandoffRequestParams) (int64, error) {
+	return p.q.HandoffRequest(ctx, tx.PG, pgdb.HandoffRequestParams(arg))
+}
+
 func (p postgresQueries) HealthBadMessageValues(ctx context.Context, tx Tx) ([]db.HealthBadMessageValuesRow, error) {
 	rows, err := p.q.HealthBadMessageValues(ctx, tx.PG)
 	return convertSlice(rows, func(r pgdb.HealthBadMessageValuesRow) db.HealthBadMessageValuesRow {
@@ -176,6 +245,14 @@ func (p postgresQueries) HealthOrphanMessages(ctx context.Context, tx Tx) (int64
 	return p.q.HealthOrphanMessages(ctx, tx.PG)
 }
 
+func (p postgresQueries) SessionAddMessageCounts(ctx context.Context, tx Tx, arg db.SessionAddMessageCountsParams) (int64, error) {
+	return p.q.SessionAddMessageCounts(ctx, tx.PG, pgdb.SessionAddMessageCountsParams(arg))
+}
+
+func (p postgresQueries) SessionAddTokens(ctx context.Context, tx Tx, arg db.SessionAddTokensParams) (int64, error) {
+	return p.q.SessionAddTokens(ctx, tx.PG, pgdb.SessionAddTokensParams(arg))
+}
+
 func (p postgresQueries) SessionAncestors(ctx context.Context, tx Tx, id string) ([]db.SessionAncestorsRow, error) {
 	rows, err := p.q.SessionAncestors(ctx, tx.PG, id)
 	return convertSlice(rows, func(r pgdb.SessionAncestorsRow) db.SessionAncestorsRow {
@@ -187,6 +264,17 @@ func (p postgresQueries) SessionArchiveLineage(ctx context.Context, tx Tx, id st
 	return p.q.SessionArchiveLineage(ctx, tx.PG, id)
 }
 
+func (p postgresQueries) SessionBackfillRepoRoot(ctx context.Context, tx Tx, arg db.SessionBackfillRepoRootParams) (int64, error) {
+	return p.q.SessionBackfillRepoRoot(ctx, tx.PG, pgdb.SessionBackfillRepoRootParams(arg))
+}
+
+func (p postgresQueries) SessionBrowse(ctx context.Context, tx Tx, arg db.SessionBrowseParams) ([]db.SessionBrowseRow, error) {
+	rows, err := p.q.SessionBrowse(ctx, tx.PG, pgdb.SessionBrowseParams(arg))
+	return convertSlice(rows, func(r pgdb.SessionBrowseRow) db.SessionBrowseRow {
+		return convertSessionBrowseRow(r)
+	}), err
+}
+
 func (p postgresQueries) SessionCompressionAncestors(ctx context.Context, tx Tx, id string) ([]string, error) {
 	return p.q.SessionCompressionAncestors(ctx, tx.PG, id)
 }
@@ -195,8 +283,43 @@ func (p postgresQueries) SessionCompressionWalk(ctx context.Context, tx Tx, id s
 	return p.q.SessionCompressionWalk(ctx, tx.PG, id)
 }
 
+func (p postgresQueries) SessionCountEmpty(ctx context.Context, tx Tx) (int64, error) {
+	return p.q.SessionCountEmpty(ctx, tx.PG)
+}
+
 func (p postgresQueries) SessionCountListed(ctx context.Context, tx Tx, arg db.SessionCountListedParams) (int64, error) {
 	return p.q.SessionCountListed(ctx, tx.PG, pgdb.SessionCountListedParams(arg))
+}
+
+func (p postgresQueries) SessionCounters(ctx context.Context, tx Tx, id string) (db.SessionCountersRow, error) {
+	r, err := p.q.SessionCounters(ctx, tx.PG, id)
+	return db.SessionCountersRow(r), err
+}
+
+func (p postgresQueries) SessionCreate(ctx context.Context, tx Tx, arg db.SessionCreateParams) (int64, error) {
+	return p.q.SessionCreate(ctx, tx.PG, pgdb.SessionCreateParams(arg))
+}
+
+func (p postgresQueries) SessionCronRuns(ctx context.Context, tx Tx, arg db.SessionCronRunsParams) ([]db.SessionCronRunsRow, error) {
+	rows, err := p.q.SessionCronRuns(ctx, tx.PG, pgdb.SessionCronRunsParams(arg))
+	return convertSlice(rows, func(r pgdb.SessionCronRunsRow) db.SessionCronRunsRow {
+		return convertSessionCronRunsRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionDelegateTags(ctx context.Context, tx Tx) ([]db.SessionDelegateTagsRow, error) {
+	rows, err := p.q.SessionDelegateTags(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.SessionDelegateTagsRow) db.SessionDelegateTagsRow {
+		return db.SessionDelegateTagsRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionDelete(ctx context.Context, tx Tx, id string) (int64, error) {
+	return p.q.SessionDelete(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionDeleteIfEmpty(ctx context.Context, tx Tx, id string) (int64, error) {
+	return p.q.SessionDeleteIfEmpty(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionDescendants(ctx context.Context, tx Tx, id string) ([]db.SessionDescendantsRow, error) {
@@ -213,12 +336,62 @@ func (p postgresQueries) SessionDistinctCwds(ctx context.Context, tx Tx, include
 	}), err
 }
 
+func (p postgresQueries) SessionEmptyIDs(ctx context.Context, tx Tx) ([]string, error) {
+	return p.q.SessionEmptyIDs(ctx, tx.PG)
+}
+
+func (p postgresQueries) SessionEnd(ctx context.Context, tx Tx, arg db.SessionEndParams) (int64, error) {
+	return p.q.SessionEnd(ctx, tx.PG, pgdb.SessionEndParams(arg))
+}
+
+func (p postgresQueries) SessionExists(ctx context.Context, tx Tx, id string) (bool, error) {
+	return p.q.SessionExists(ctx, tx.PG, id)
+}
+
 func (p postgresQueries) SessionFinalizeOrphanedCompression(ctx context.Context, tx Tx, arg db.SessionFinalizeOrphanedCompressionParams) (int64, error) {
 	return p.q.SessionFinalizeOrphanedCompression(ctx, tx.PG, pgdb.SessionFinalizeOrphanedCompressionParams(arg))
 }
 
+func (p postgresQueries) SessionGet(ctx context.Context, tx Tx, id string) (db.Session, error) {
+	r, err := p.q.SessionGet(ctx, tx.PG, id)
+	return db.Session(r), err
+}
+
+func (p postgresQueries) SessionGetByTitle(ctx context.Context, tx Tx, title *string) (db.Session, error) {
+	r, err := p.q.SessionGetByTitle(ctx, tx.PG, title)
+	return db.Session(r), err
+}
+
+func (p postgresQueries) SessionGetTitle(ctx context.Context, tx Tx, id string) (*string, error) {
+	return p.q.SessionGetTitle(ctx, tx.PG, id)
+}
+
 func (p postgresQueries) SessionGhostIDs(ctx context.Context, tx Tx, cutoff float64) ([]string, error) {
 	return p.q.SessionGhostIDs(ctx, tx.PG, cutoff)
+}
+
+func (p postgresQueries) SessionImport(ctx context.Context, tx Tx, arg db.SessionImportParams) error {
+	return p.q.SessionImport(ctx, tx.PG, pgdb.SessionImportParams(arg))
+}
+
+func (p postgresQueries) SessionImportRecount(ctx context.Context, tx Tx, id string) error {
+	return p.q.SessionImportRecount(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionIsCompressionAncestor(ctx context.Context, tx Tx, arg db.SessionIsCompressionAncestorParams) (int64, error) {
+	return p.q.SessionIsCompressionAncestor(ctx, tx.PG, pgdb.SessionIsCompressionAncestorParams(arg))
+}
+
+func (p postgresQueries) SessionLastActive(ctx context.Context, tx Tx, id string) (sqlnum.Real, error) {
+	return p.q.SessionLastActive(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionLatestTitleVariant(ctx context.Context, tx Tx, pattern *string) (string, error) {
+	return p.q.SessionLatestTitleVariant(ctx, tx.PG, pattern)
+}
+
+func (p postgresQueries) SessionLineageTitles(ctx context.Context, tx Tx, arg db.SessionLineageTitlesParams) ([]string, error) {
+	return p.q.SessionLineageTitles(ctx, tx.PG, pgdb.SessionLineageTitlesParams(arg))
 }
 
 func (p postgresQueries) SessionListRich(ctx context.Context, tx Tx, arg db.SessionListRichParams) ([]db.SessionListRichRow, error) {
@@ -232,8 +405,20 @@ func (p postgresQueries) SessionListRichChain(ctx context.Context, tx Tx, arg db
 	return p.q.SessionListRichChain(ctx, tx.PG, pgdb.SessionListRichChainParams(arg))
 }
 
+func (p postgresQueries) SessionOrphanChildren(ctx context.Context, tx Tx, id *string) (int64, error) {
+	return p.q.SessionOrphanChildren(ctx, tx.PG, id)
+}
+
 func (p postgresQueries) SessionPruneCandidates(ctx context.Context, tx Tx, arg db.SessionPruneCandidatesParams) ([]string, error) {
 	return p.q.SessionPruneCandidates(ctx, tx.PG, pgdb.SessionPruneCandidatesParams(arg))
+}
+
+func (p postgresQueries) SessionReopen(ctx context.Context, tx Tx, id string) (int64, error) {
+	return p.q.SessionReopen(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) SessionResolvePrefix(ctx context.Context, tx Tx, pattern string) ([]string, error) {
+	return p.q.SessionResolvePrefix(ctx, tx.PG, pattern)
 }
 
 func (p postgresQueries) SessionResumeWalk(ctx context.Context, tx Tx, id string) ([]db.SessionResumeWalkRow, error) {
@@ -255,8 +440,82 @@ func (p postgresQueries) SessionRichRowsByRowID(ctx context.Context, tx Tx, rowI
 	}), err
 }
 
+func (p postgresQueries) SessionRoute(ctx context.Context, tx Tx, id string) (db.SessionRouteRow, error) {
+	r, err := p.q.SessionRoute(ctx, tx.PG, id)
+	return db.SessionRouteRow(r), err
+}
+
 func (p postgresQueries) SessionSetArchived(ctx context.Context, tx Tx, arg db.SessionSetArchivedParams) (int64, error) {
 	return p.q.SessionSetArchived(ctx, tx.PG, pgdb.SessionSetArchivedParams(arg))
+}
+
+func (p postgresQueries) SessionSetBillingRoute(ctx context.Context, tx Tx, arg db.SessionSetBillingRouteParams) (int64, error) {
+	return p.q.SessionSetBillingRoute(ctx, tx.PG, pgdb.SessionSetBillingRouteParams(arg))
+}
+
+func (p postgresQueries) SessionSetCwd(ctx context.Context, tx Tx, arg db.SessionSetCwdParams) (int64, error) {
+	return p.q.SessionSetCwd(ctx, tx.PG, pgdb.SessionSetCwdParams(arg))
+}
+
+func (p postgresQueries) SessionSetMessageCounts(ctx context.Context, tx Tx, arg db.SessionSetMessageCountsParams) (int64, error) {
+	return p.q.SessionSetMessageCounts(ctx, tx.PG, pgdb.SessionSetMessageCountsParams(arg))
+}
+
+func (p postgresQueries) SessionSetMeta(ctx context.Context, tx Tx, arg db.SessionSetMetaParams) (int64, error) {
+	return p.q.SessionSetMeta(ctx, tx.PG, pgdb.SessionSetMetaParams(arg))
+}
+
+func (p postgresQueries) SessionSetModel(ctx context.Context, tx Tx, arg db.SessionSetModelParams) (int64, error) {
+	return p.q.SessionSetModel(ctx, tx.PG, pgdb.SessionSetModelParams(arg))
+}
+
+func (p postgresQueries) SessionSetParent(ctx context.Context, tx Tx, arg db.SessionSetParentParams) (int64, error) {
+	return p.q.SessionSetParent(ctx, tx.PG, pgdb.SessionSetParentParams(arg))
+}
+
+func (p postgresQueries) SessionSetRoute(ctx context.Context, tx Tx, arg db.SessionSetRouteParams) (int64, error) {
+	return p.q.SessionSetRoute(ctx, tx.PG, pgdb.SessionSetRouteParams(arg))
+}
+
+func (p postgresQueries) SessionSetTitle(ctx context.Context, tx Tx, arg db.SessionSetTitleParams) (int64, error) {
+	return p.q.SessionSetTitle(ctx, tx.PG, pgdb.SessionSetTitleParams(arg))
+}
+
+func (p postgresQueries) SessionSetTokens(ctx context.Context, tx Tx, arg db.SessionSetTokensParams) (int64, error) {
+	return p.q.SessionSetTokens(ctx, tx.PG, pgdb.SessionSetTokensParams(arg))
+}
+
+func (p postgresQueries) SessionTitleOwner(ctx context.Context, tx Tx, arg db.SessionTitleOwnerParams) (string, error) {
+	return p.q.SessionTitleOwner(ctx, tx.PG, pgdb.SessionTitleOwnerParams(arg))
+}
+
+func (p postgresQueries) SessionTokenStatsByModel(ctx context.Context, tx Tx) ([]db.SessionTokenStatsByModelRow, error) {
+	rows, err := p.q.SessionTokenStatsByModel(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.SessionTokenStatsByModelRow) db.SessionTokenStatsByModelRow {
+		return db.SessionTokenStatsByModelRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionTokenStatsBySource(ctx context.Context, tx Tx) ([]db.SessionTokenStatsBySourceRow, error) {
+	rows, err := p.q.SessionTokenStatsBySource(ctx, tx.PG)
+	return convertSlice(rows, func(r pgdb.SessionTokenStatsBySourceRow) db.SessionTokenStatsBySourceRow {
+		return db.SessionTokenStatsBySourceRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionTopByTokens(ctx context.Context, tx Tx, limit int64) ([]db.SessionTopByTokensRow, error) {
+	rows, err := p.q.SessionTopByTokens(ctx, tx.PG, limit)
+	return convertSlice(rows, func(r pgdb.SessionTopByTokensRow) db.SessionTopByTokensRow {
+		return db.SessionTopByTokensRow(r)
+	}), err
+}
+
+func (p postgresQueries) SessionUpdateSystemPrompt(ctx context.Context, tx Tx, arg db.SessionUpdateSystemPromptParams) (int64, error) {
+	return p.q.SessionUpdateSystemPrompt(ctx, tx.PG, pgdb.SessionUpdateSystemPromptParams(arg))
+}
+
+func (p postgresQueries) SessionUpsert(ctx context.Context, tx Tx, arg db.SessionUpsertParams) error {
+	return p.q.SessionUpsert(ctx, tx.PG, pgdb.SessionUpsertParams(arg))
 }
 
 func (p postgresQueries) StateMetaGet(ctx context.Context, tx Tx, key string) (*string, error) {
@@ -267,11 +526,53 @@ func (p postgresQueries) StateMetaSet(ctx context.Context, tx Tx, arg db.StateMe
 	return p.q.StateMetaSet(ctx, tx.PG, pgdb.StateMetaSetParams(arg))
 }
 
+func (p postgresQueries) UsageByModel(ctx context.Context, tx Tx, arg db.UsageByModelParams) ([]db.UsageByModelRow, error) {
+	rows, err := p.q.UsageByModel(ctx, tx.PG, pgdb.UsageByModelParams(arg))
+	return convertSlice(rows, func(r pgdb.UsageByModelRow) db.UsageByModelRow {
+		return db.UsageByModelRow(r)
+	}), err
+}
+
+func (p postgresQueries) UsageCounters(ctx context.Context, tx Tx, arg db.UsageCountersParams) (db.UsageCountersRow, error) {
+	r, err := p.q.UsageCounters(ctx, tx.PG, pgdb.UsageCountersParams(arg))
+	return db.UsageCountersRow(r), err
+}
+
+func (p postgresQueries) UsageOfSession(ctx context.Context, tx Tx, sessionID string) ([]db.SessionModelUsage, error) {
+	rows, err := p.q.UsageOfSession(ctx, tx.PG, sessionID)
+	return convertSlice(rows, func(r pgdb.SessionModelUsage) db.SessionModelUsage {
+		return db.SessionModelUsage(r)
+	}), err
+}
+
+func (p postgresQueries) UsageRecord(ctx context.Context, tx Tx, arg db.UsageRecordParams) error {
+	return p.q.UsageRecord(ctx, tx.PG, pgdb.UsageRecordParams(arg))
+}
+
 // convertGatewaySessionListRow is db.GatewaySessionListRow of r, field by field: it holds an embedded row of
 // another struct type, which a struct conversion does not convert.
 func convertGatewaySessionListRow(r pgdb.GatewaySessionListRow) db.GatewaySessionListRow {
 	return db.GatewaySessionListRow{
 		Session:    db.Session(r.Session),
+		LastActive: r.LastActive,
+	}
+}
+
+// convertSessionBrowseRow is db.SessionBrowseRow of r, field by field: it holds an embedded row of
+// another struct type, which a struct conversion does not convert.
+func convertSessionBrowseRow(r pgdb.SessionBrowseRow) db.SessionBrowseRow {
+	return db.SessionBrowseRow{
+		Session:    db.Session(r.Session),
+		LastActive: r.LastActive,
+	}
+}
+
+// convertSessionCronRunsRow is db.SessionCronRunsRow of r, field by field: it holds an embedded row of
+// another struct type, which a struct conversion does not convert.
+func convertSessionCronRunsRow(r pgdb.SessionCronRunsRow) db.SessionCronRunsRow {
+	return db.SessionCronRunsRow{
+		Session:    db.Session(r.Session),
+		PreviewRaw: r.PreviewRaw,
 		LastActive: r.LastActive,
 	}
 }
@@ -308,23 +609,7 @@ func convertSessionRichRowsByRowIDRow(r pgdb.SessionRichRowsByRowIDRow) db.Sessi
 
 // Without a PostgreSQL twin in queries/postgres/ yet (each fails with
 // ErrNotPorted):
-//   - CompressionCooldownGet
-//   - CompressionCooldownSet
-//   - CompressionLockDeleteExpired
-//   - CompressionLockHolder
-//   - CompressionLockInsert
-//   - CompressionLockOwner
-//   - CompressionLockRefresh
-//   - CompressionLockRelease
-//   - CompressionStreakGet
-//   - CompressionStreakSet
 //   - ExportCount
-//   - HandoffClaim
-//   - HandoffComplete
-//   - HandoffFail
-//   - HandoffGet
-//   - HandoffListPending
-//   - HandoffRequest
 //   - ImportClosesCycle
 //   - MessageActiveHead
 //   - MessageAfter
@@ -351,137 +636,11 @@ func convertSessionRichRowsByRowIDRow(r pgdb.SessionRichRowsByRowIDRow) db.Sessi
 //   - MessageRewindFrom
 //   - MessageSearchText
 //   - MessageUpTo
-//   - SessionAddMessageCounts
-//   - SessionAddTokens
-//   - SessionBackfillRepoRoot
-//   - SessionBrowse
 //   - SessionBumpRewindCount
-//   - SessionCountEmpty
-//   - SessionCounters
-//   - SessionCreate
-//   - SessionCronRuns
-//   - SessionDelegateTags
-//   - SessionDelete
-//   - SessionDeleteIfEmpty
-//   - SessionEmptyIDs
-//   - SessionEnd
-//   - SessionExists
-//   - SessionGet
-//   - SessionGetByTitle
-//   - SessionGetTitle
-//   - SessionImport
-//   - SessionImportRecount
-//   - SessionIsCompressionAncestor
-//   - SessionLastActive
-//   - SessionLatestTitleVariant
-//   - SessionLineageTitles
-//   - SessionOrphanChildren
-//   - SessionReopen
-//   - SessionResolvePrefix
-//   - SessionRoute
-//   - SessionSetBillingRoute
-//   - SessionSetCwd
-//   - SessionSetMessageCounts
-//   - SessionSetMeta
-//   - SessionSetModel
-//   - SessionSetParent
-//   - SessionSetRoute
-//   - SessionSetTitle
-//   - SessionSetTokens
-//   - SessionTitleOwner
-//   - SessionTokenStatsByModel
-//   - SessionTokenStatsBySource
-//   - SessionTopByTokens
-//   - SessionUpdateSystemPrompt
-//   - SessionUpsert
-//   - UsageByModel
-//   - UsageCounters
-//   - UsageOfSession
-//   - UsageRecord
-
-func (p postgresQueries) CompressionCooldownGet(ctx context.Context, tx Tx, id string) (db.CompressionCooldownGetRow, error) {
-	var zero db.CompressionCooldownGetRow
-	return zero, notPorted("CompressionCooldownGet")
-}
-
-func (p postgresQueries) CompressionCooldownSet(ctx context.Context, tx Tx, arg db.CompressionCooldownSetParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("CompressionCooldownSet")
-}
-
-func (p postgresQueries) CompressionLockDeleteExpired(ctx context.Context, tx Tx, arg db.CompressionLockDeleteExpiredParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("CompressionLockDeleteExpired")
-}
-
-func (p postgresQueries) CompressionLockHolder(ctx context.Context, tx Tx, arg db.CompressionLockHolderParams) (string, error) {
-	var zero string
-	return zero, notPorted("CompressionLockHolder")
-}
-
-func (p postgresQueries) CompressionLockInsert(ctx context.Context, tx Tx, arg db.CompressionLockInsertParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("CompressionLockInsert")
-}
-
-func (p postgresQueries) CompressionLockOwner(ctx context.Context, tx Tx, sessionID string) (string, error) {
-	var zero string
-	return zero, notPorted("CompressionLockOwner")
-}
-
-func (p postgresQueries) CompressionLockRefresh(ctx context.Context, tx Tx, arg db.CompressionLockRefreshParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("CompressionLockRefresh")
-}
-
-func (p postgresQueries) CompressionLockRelease(ctx context.Context, tx Tx, arg db.CompressionLockReleaseParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("CompressionLockRelease")
-}
-
-func (p postgresQueries) CompressionStreakGet(ctx context.Context, tx Tx, id string) (sqlnum.Int, error) {
-	var zero sqlnum.Int
-	return zero, notPorted("CompressionStreakGet")
-}
-
-func (p postgresQueries) CompressionStreakSet(ctx context.Context, tx Tx, arg db.CompressionStreakSetParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("CompressionStreakSet")
-}
 
 func (p postgresQueries) ExportCount(ctx context.Context, tx Tx, source interface{}) (int64, error) {
 	var zero int64
 	return zero, notPorted("ExportCount")
-}
-
-func (p postgresQueries) HandoffClaim(ctx context.Context, tx Tx, id string) (int64, error) {
-	var zero int64
-	return zero, notPorted("HandoffClaim")
-}
-
-func (p postgresQueries) HandoffComplete(ctx context.Context, tx Tx, id string) (int64, error) {
-	var zero int64
-	return zero, notPorted("HandoffComplete")
-}
-
-func (p postgresQueries) HandoffFail(ctx context.Context, tx Tx, arg db.HandoffFailParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("HandoffFail")
-}
-
-func (p postgresQueries) HandoffGet(ctx context.Context, tx Tx, id string) (db.HandoffGetRow, error) {
-	var zero db.HandoffGetRow
-	return zero, notPorted("HandoffGet")
-}
-
-func (p postgresQueries) HandoffListPending(ctx context.Context, tx Tx) ([]db.Session, error) {
-	var zero []db.Session
-	return zero, notPorted("HandoffListPending")
-}
-
-func (p postgresQueries) HandoffRequest(ctx context.Context, tx Tx, arg db.HandoffRequestParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("HandoffRequest")
 }
 
 func (p postgresQueries) ImportClosesCycle(ctx context.Context, tx Tx, arg db.ImportClosesCycleParams) (bool, error) {
@@ -613,233 +772,7 @@ func (p postgresQueries) MessageUpTo(ctx context.Context, tx Tx, arg db.MessageU
 	return zero, notPorted("MessageUpTo")
 }
 
-func (p postgresQueries) SessionAddMessageCounts(ctx context.Context, tx Tx, arg db.SessionAddMessageCountsParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionAddMessageCounts")
-}
-
-func (p postgresQueries) SessionAddTokens(ctx context.Context, tx Tx, arg db.SessionAddTokensParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionAddTokens")
-}
-
-func (p postgresQueries) SessionBackfillRepoRoot(ctx context.Context, tx Tx, arg db.SessionBackfillRepoRootParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionBackfillRepoRoot")
-}
-
-func (p postgresQueries) SessionBrowse(ctx context.Context, tx Tx, arg db.SessionBrowseParams) ([]db.SessionBrowseRow, error) {
-	var zero []db.SessionBrowseRow
-	return zero, notPorted("SessionBrowse")
-}
-
 func (p postgresQueries) SessionBumpRewindCount(ctx context.Context, tx Tx, id string) (int64, error) {
 	var zero int64
 	return zero, notPorted("SessionBumpRewindCount")
-}
-
-func (p postgresQueries) SessionCountEmpty(ctx context.Context, tx Tx) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionCountEmpty")
-}
-
-func (p postgresQueries) SessionCounters(ctx context.Context, tx Tx, id string) (db.SessionCountersRow, error) {
-	var zero db.SessionCountersRow
-	return zero, notPorted("SessionCounters")
-}
-
-func (p postgresQueries) SessionCreate(ctx context.Context, tx Tx, arg db.SessionCreateParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionCreate")
-}
-
-func (p postgresQueries) SessionCronRuns(ctx context.Context, tx Tx, arg db.SessionCronRunsParams) ([]db.SessionCronRunsRow, error) {
-	var zero []db.SessionCronRunsRow
-	return zero, notPorted("SessionCronRuns")
-}
-
-func (p postgresQueries) SessionDelegateTags(ctx context.Context, tx Tx) ([]db.SessionDelegateTagsRow, error) {
-	var zero []db.SessionDelegateTagsRow
-	return zero, notPorted("SessionDelegateTags")
-}
-
-func (p postgresQueries) SessionDelete(ctx context.Context, tx Tx, id string) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionDelete")
-}
-
-func (p postgresQueries) SessionDeleteIfEmpty(ctx context.Context, tx Tx, id string) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionDeleteIfEmpty")
-}
-
-func (p postgresQueries) SessionEmptyIDs(ctx context.Context, tx Tx) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionEmptyIDs")
-}
-
-func (p postgresQueries) SessionEnd(ctx context.Context, tx Tx, arg db.SessionEndParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionEnd")
-}
-
-func (p postgresQueries) SessionExists(ctx context.Context, tx Tx, id string) (bool, error) {
-	var zero bool
-	return zero, notPorted("SessionExists")
-}
-
-func (p postgresQueries) SessionGet(ctx context.Context, tx Tx, id string) (db.Session, error) {
-	var zero db.Session
-	return zero, notPorted("SessionGet")
-}
-
-func (p postgresQueries) SessionGetByTitle(ctx context.Context, tx Tx, title *string) (db.Session, error) {
-	var zero db.Session
-	return zero, notPorted("SessionGetByTitle")
-}
-
-func (p postgresQueries) SessionGetTitle(ctx context.Context, tx Tx, id string) (*string, error) {
-	var zero *string
-	return zero, notPorted("SessionGetTitle")
-}
-
-func (p postgresQueries) SessionImport(ctx context.Context, tx Tx, arg db.SessionImportParams) error {
-	return notPorted("SessionImport")
-}
-
-func (p postgresQueries) SessionImportRecount(ctx context.Context, tx Tx, id string) error {
-	return notPorted("SessionImportRecount")
-}
-
-func (p postgresQueries) SessionIsCompressionAncestor(ctx context.Context, tx Tx, arg db.SessionIsCompressionAncestorParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionIsCompressionAncestor")
-}
-
-func (p postgresQueries) SessionLastActive(ctx context.Context, tx Tx, id string) (sqlnum.Real, error) {
-	var zero sqlnum.Real
-	return zero, notPorted("SessionLastActive")
-}
-
-func (p postgresQueries) SessionLatestTitleVariant(ctx context.Context, tx Tx, pattern *string) (string, error) {
-	var zero string
-	return zero, notPorted("SessionLatestTitleVariant")
-}
-
-func (p postgresQueries) SessionLineageTitles(ctx context.Context, tx Tx, arg db.SessionLineageTitlesParams) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionLineageTitles")
-}
-
-func (p postgresQueries) SessionOrphanChildren(ctx context.Context, tx Tx, id *string) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionOrphanChildren")
-}
-
-func (p postgresQueries) SessionReopen(ctx context.Context, tx Tx, id string) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionReopen")
-}
-
-func (p postgresQueries) SessionResolvePrefix(ctx context.Context, tx Tx, pattern string) ([]string, error) {
-	var zero []string
-	return zero, notPorted("SessionResolvePrefix")
-}
-
-func (p postgresQueries) SessionRoute(ctx context.Context, tx Tx, id string) (db.SessionRouteRow, error) {
-	var zero db.SessionRouteRow
-	return zero, notPorted("SessionRoute")
-}
-
-func (p postgresQueries) SessionSetBillingRoute(ctx context.Context, tx Tx, arg db.SessionSetBillingRouteParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetBillingRoute")
-}
-
-func (p postgresQueries) SessionSetCwd(ctx context.Context, tx Tx, arg db.SessionSetCwdParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetCwd")
-}
-
-func (p postgresQueries) SessionSetMessageCounts(ctx context.Context, tx Tx, arg db.SessionSetMessageCountsParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetMessageCounts")
-}
-
-func (p postgresQueries) SessionSetMeta(ctx context.Context, tx Tx, arg db.SessionSetMetaParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetMeta")
-}
-
-func (p postgresQueries) SessionSetModel(ctx context.Context, tx Tx, arg db.SessionSetModelParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetModel")
-}
-
-func (p postgresQueries) SessionSetParent(ctx context.Context, tx Tx, arg db.SessionSetParentParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetParent")
-}
-
-func (p postgresQueries) SessionSetRoute(ctx context.Context, tx Tx, arg db.SessionSetRouteParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetRoute")
-}
-
-func (p postgresQueries) SessionSetTitle(ctx context.Context, tx Tx, arg db.SessionSetTitleParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetTitle")
-}
-
-func (p postgresQueries) SessionSetTokens(ctx context.Context, tx Tx, arg db.SessionSetTokensParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionSetTokens")
-}
-
-func (p postgresQueries) SessionTitleOwner(ctx context.Context, tx Tx, arg db.SessionTitleOwnerParams) (string, error) {
-	var zero string
-	return zero, notPorted("SessionTitleOwner")
-}
-
-func (p postgresQueries) SessionTokenStatsByModel(ctx context.Context, tx Tx) ([]db.SessionTokenStatsByModelRow, error) {
-	var zero []db.SessionTokenStatsByModelRow
-	return zero, notPorted("SessionTokenStatsByModel")
-}
-
-func (p postgresQueries) SessionTokenStatsBySource(ctx context.Context, tx Tx) ([]db.SessionTokenStatsBySourceRow, error) {
-	var zero []db.SessionTokenStatsBySourceRow
-	return zero, notPorted("SessionTokenStatsBySource")
-}
-
-func (p postgresQueries) SessionTopByTokens(ctx context.Context, tx Tx, limit int64) ([]db.SessionTopByTokensRow, error) {
-	var zero []db.SessionTopByTokensRow
-	return zero, notPorted("SessionTopByTokens")
-}
-
-func (p postgresQueries) SessionUpdateSystemPrompt(ctx context.Context, tx Tx, arg db.SessionUpdateSystemPromptParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionUpdateSystemPrompt")
-}
-
-func (p postgresQueries) SessionUpsert(ctx context.Context, tx Tx, arg db.SessionUpsertParams) error {
-	return notPorted("SessionUpsert")
-}
-
-func (p postgresQueries) UsageByModel(ctx context.Context, tx Tx, arg db.UsageByModelParams) ([]db.UsageByModelRow, error) {
-	var zero []db.UsageByModelRow
-	return zero, notPorted("UsageByModel")
-}
-
-func (p postgresQueries) UsageCounters(ctx context.Context, tx Tx, arg db.UsageCountersParams) (db.UsageCountersRow, error) {
-	var zero db.UsageCountersRow
-	return zero, notPorted("UsageCounters")
-}
-
-func (p postgresQueries) UsageOfSession(ctx context.Context, tx Tx, sessionID string) ([]db.SessionModelUsage, error) {
-	var zero []db.SessionModelUsage
-	return zero, notPorted("UsageOfSession")
-}
-
-func (p postgresQueries) UsageRecord(ctx context.Context, tx Tx, arg db.UsageRecordParams) error {
-	return notPorted("UsageRecord")
 }

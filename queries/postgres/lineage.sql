@@ -67,7 +67,7 @@ ORDER BY d.depth, s.started_at, s.id COLLATE "C";
 -- COLLATE "C".
 -- name: SessionCompressionWalk :many
 WITH RECURSIVE walk(id, depth) AS (
-    SELECT CAST(@id AS text), 0
+    SELECT CAST(@id AS text) COLLATE "C", 0
     UNION ALL
     SELECT (
         SELECT child.id
@@ -135,7 +135,7 @@ SELECT CAST(id AS text) AS id FROM up ORDER BY depth;
 -- cast).
 -- name: SessionResumeWalk :many
 WITH RECURSIVE walk(id, depth) AS (
-    SELECT CAST(@id AS text), 0
+    SELECT CAST(@id AS text) COLLATE "C", 0
     UNION ALL
     SELECT (
         SELECT c.id FROM sessions c

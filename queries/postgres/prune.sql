@@ -110,7 +110,7 @@ WHERE api_call_count = 0
 -- name: SessionArchiveLineage :many
 WITH RECURSIVE
     ancestors(id) AS (
-        SELECT CAST(@id AS text)
+        SELECT CAST(@id AS text) COLLATE "C"
         UNION
         SELECT parent.id
         FROM ancestors a
@@ -119,7 +119,7 @@ WITH RECURSIVE
         WHERE parent.end_reason = 'compression'
     ),
     descendants(id) AS (
-        SELECT CAST(@id AS text)
+        SELECT CAST(@id AS text) COLLATE "C"
         UNION
         SELECT child.id
         FROM descendants d
