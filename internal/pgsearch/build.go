@@ -236,8 +236,8 @@ const asciiLower = `'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'`
 // LIKE the pattern so folded (in Go). The ILIKE on the indexed expression
 // in front is implied by it (a column's match is one of the expression's,
 // and ASCII folding is part of lower()'s): it changes no result and lets
-// pg_trgm's index narrow the rows. NULL columns read as ” so that NOT
-// (...) is never unknown.
+// pg_trgm's index narrow the rows. NULL columns read as the empty text so
+// that NOT (...) is never unknown.
 func (b *builder) likeTerm(t fts.LikeTerm) string {
 	p := b.arg(t.Pattern)
 	folded := b.arg(strings.Map(func(r rune) rune {
