@@ -33,3 +33,12 @@ func SearchText(content, toolName, toolCalls *string) string {
 func IndexArgs(id int64, content, toolName, toolCalls *string) []any {
 	return []any{id, fts.TSVector(SearchText(content, toolName, toolCalls))}
 }
+
+// IndexEmptySQL reports whether there are messages but no row of
+// messages_search: the unicode61 route's index is empty, what SQLite's
+// wordIndexEmptySQL detects for messages_fts (the store's
+// ErrSearchIndexEmpty when a search finds nothing). The trigram and LIKE
+// routes read the messages rows themselves and cannot be empty so.
+//
+// Hand-written: a constant probe without parameters.
+const IndexEmptySQL = `SELECT EXISTS (SELECT 1 FROM messages) AND NOT EXISTS (SELECT 1 FROM messages_search)`
