@@ -138,17 +138,22 @@ func (b *builder) page(o Options) string {
 LIMIT CASE WHEN ` + l + `::bigint < 0 THEN NULL ELSE ` + l + `::bigint END OFFSET GREATEST(` + off + `::bigint, 0)`
 }
 
-// unicode61 is the tsvector route. rank is ts_rank_cd, best first, ties by
-// id descending; a sort puts the timestamp in front, as SQLite's sorted
-// statements do. No snippet: every hit is long (see the package doc).
+// unicode61 is the tsvector route, ranked as SQLite ranks it as nearly
+// as PostgreSQL can: ts_rank_cd with normalization 2 (divided by the
+// document's length, as bm25 weighs a match in a short message higher),
+// best first, ties by id ascending (FTS5's rank order leaves equal scores
+// in rowid order). A sort puts the timestamp in front and breaks ties by
+// id in its direction, as SQLite's sorted statements do. No snippet: every
+// hit is long (see the package documentation).
 func (b *builder) unicode61(q string, o Options, order Order) string {
 	query := b.arg(q)
-	by := `ts_rank_cd(ms.tokens, CAST(` + query + ` AS tsquery)) DESC, m.id DESC`
+	rank := `ts_rank_cd(ms.tokens, CAST(` + query + ` AS tsquery), 2) DESC`
+	by := rank + `, m.id ASC`
 	switch order {
 	case sqlitesearch.OrderNewest:
-		by = `m.timestamp DESC, ` + by
+		by = `m.timestamp DESC, ` + rank + `, m.id DESC`
 	case sqlitesearch.OrderOldest:
-		by = `m.timestamp ASC, ts_rank_cd(ms.tokens, CAST(` + query + ` AS tsquery)) DESC, m.id ASC`
+		by = `m.timestamp ASC, ` + rank + `, m.id ASC`
 	}
 	return `
 SELECT m.id, m.session_id, m.role, CAST(NULL AS text), true AS long_hit, ` + hitTail + `
@@ -159,16 +164,24 @@ WHERE ms.tokens @@ CAST(` + query + ` AS tsquery)` + b.filters(o) + `
 ORDER BY ` + by + b.page(o)
 }
 
-// scan is the trigram and LIKE routes: cond on the message, newest first
-// (oldest under OrderOldest), the page found first and its columns then,
-// with, for the LIKE route (anchor not nil), the original's snippet: 120
-// characters of content from 40 before the anchor's first (case-sensitive)
-// occurrence (SQLite's instr and max are strpos and GREATEST); for the
-// trigram route none (long_hit).
+// scan is the trigram and LIKE routes: cond on the message, the page
+// found first and its columns then. The LIKE route (anchor not nil) reads
+// newest first (oldest under OrderOldest), with the original's snippet:
+// 120 characters of content from 40 before the anchor's first
+// (case-sensitive) occurrence (SQLite's instr and max are strpos and
+// GREATEST). The trigram route (anchor nil) has no snippet (long_hit) and,
+// by rank, stands in for bm25 with the indexed text's length, shortest
+// first (a match weighs more in a shorter text), ties by id ascending;
+// sorted, it reads as the LIKE route does.
 func (b *builder) scan(cond string, anchor *string, o Options, order Order) string {
-	dir := "DESC"
-	if order == sqlitesearch.OrderOldest {
-		dir = "ASC"
+	inner, outer := `m.timestamp DESC, m.id DESC`, `hits.k DESC, hits.id DESC`
+	key := `m.timestamp`
+	switch {
+	case order == sqlitesearch.OrderOldest:
+		inner, outer = `m.timestamp ASC, m.id ASC`, `hits.k ASC, hits.id ASC`
+	case order == sqlitesearch.OrderRank && anchor == nil:
+		key = `length` + searchExpr
+		inner, outer = key+` ASC, m.id ASC`, `hits.k ASC, hits.id ASC`
 	}
 	snippet, long := `CAST(NULL AS text)`, `true`
 	if anchor != nil {
@@ -177,17 +190,17 @@ func (b *builder) scan(cond string, anchor *string, o Options, order Order) stri
 	}
 	return `
 WITH hits AS (
-    SELECT m.id, m.timestamp AS ts
+    SELECT m.id, ` + key + ` AS k
     FROM messages m
     JOIN sessions s ON s.id = m.session_id
     WHERE ` + cond + b.filters(o) + `
-    ORDER BY m.timestamp ` + dir + `, m.id ` + dir + b.page(o) + `
+    ORDER BY ` + inner + b.page(o) + `
 )
 SELECT m.id, m.session_id, m.role, ` + snippet + `, ` + long + ` AS long_hit, ` + hitTail + `
 FROM hits
 JOIN messages m ON m.id = hits.id
 JOIN sessions s ON s.id = m.session_id
-ORDER BY hits.ts ` + dir + `, hits.id ` + dir
+ORDER BY ` + outer
 }
 
 // trigramCond is e as a condition on the indexed expression: a phrase is
