@@ -17,6 +17,12 @@
 // leaves to an engine is only how it writes the statement: how it binds the
 // groups and the filters, and which statement shape it picks.
 //
+// For an engine without FTS5 (PostgreSQL: internal/pgsearch), [Tokens] is
+// unicode61's tokenizer in Go, [TSVector] a document's tokens as a tsvector
+// literal, [ParseMatch] a plan's MATCH expression as a tree ([Expr], with
+// FTS5's rule for phrases without tokens in [Expr.Resolve]) and [TSQuery]
+// a unicode61 plan as a tsquery literal: the same words match on both.
+//
 // [Sanitize] is the Python original's sanitiser as upstream has it at
 // schema v21 (c2a3b9ce5), reproduced exactly;
 // [IsCJK], [ContainsCJK] and [CountCJK] are its CJK helpers; [EscapeLike]
