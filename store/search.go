@@ -163,6 +163,9 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 	if err := checkQuerySize(query); err != nil {
 		return nil, err
 	}
+	if s.pg != nil {
+		return s.pgSearch(ctx, query, opts)
+	}
 	st, ok := searchStatement(query, opts)
 	if !ok {
 		return []SearchResult{}, nil
@@ -230,15 +233,21 @@ func (s *Store) finishHits(ctx context.Context, q backend.Tx, query string, opts
 // runs the plan with opts, their page size defaulted to 20; ok is false
 // when the query has nothing to search for.
 func searchStatement(query string, opts SearchOptions) (sqlitesearch.Statement, bool) {
+	return sqlitesearch.Build(fts.Parse(query), searchOptions(opts))
+}
+
+// searchOptions are opts as both engines' statement builders take them,
+// the page size defaulted to 20.
+func searchOptions(opts SearchOptions) sqlitesearch.Options {
 	limit := opts.Limit
 	if limit == 0 {
 		limit = 20
 	}
-	return sqlitesearch.Build(fts.Parse(query), sqlitesearch.Options{
+	return sqlitesearch.Options{
 		Sources: opts.Sources, ExcludeSources: opts.ExcludeSources, Roles: opts.Roles,
 		IncludeInactive: opts.IncludeInactive, Order: searchOrders[opts.Order],
 		Limit: limit, Offset: opts.Offset,
-	})
+	}
 }
 
 // searchOrders maps the store's orders to the engine's; an order that is

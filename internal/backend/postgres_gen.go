@@ -133,6 +133,10 @@ func (p postgresQueries) DelegationUndelivered(ctx context.Context, tx Tx) ([]db
 	}), err
 }
 
+func (p postgresQueries) ExportCount(ctx context.Context, tx Tx, source interface{}) (int64, error) {
+	return p.q.ExportCount(ctx, tx.PG, source)
+}
+
 func (p postgresQueries) GatewayLatestByKey(ctx context.Context, tx Tx, arg db.GatewayLatestByKeyParams) (db.Session, error) {
 	r, err := p.q.GatewayLatestByKey(ctx, tx.PG, pgdb.GatewayLatestByKeyParams(arg))
 	return db.Session(r), err
@@ -245,6 +249,145 @@ func (p postgresQueries) HealthOrphanMessages(ctx context.Context, tx Tx) (int64
 	return p.q.HealthOrphanMessages(ctx, tx.PG)
 }
 
+func (p postgresQueries) ImportClosesCycle(ctx context.Context, tx Tx, arg db.ImportClosesCycleParams) (bool, error) {
+	return p.q.ImportClosesCycle(ctx, tx.PG, pgdb.ImportClosesCycleParams(arg))
+}
+
+func (p postgresQueries) MessageActiveHead(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	return p.q.MessageActiveHead(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) MessageAfter(ctx context.Context, tx Tx, arg db.MessageAfterParams) ([]db.Message, error) {
+	rows, err := p.q.MessageAfter(ctx, tx.PG, pgdb.MessageAfterParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
+func (p postgresQueries) MessageArchiveActive(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	return p.q.MessageArchiveActive(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) MessageBookendEnd(ctx context.Context, tx Tx, arg db.MessageBookendEndParams) ([]db.Message, error) {
+	rows, err := p.q.MessageBookendEnd(ctx, tx.PG, pgdb.MessageBookendEndParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
+func (p postgresQueries) MessageBookendStart(ctx context.Context, tx Tx, arg db.MessageBookendStartParams) ([]db.Message, error) {
+	rows, err := p.q.MessageBookendStart(ctx, tx.PG, pgdb.MessageBookendStartParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
+func (p postgresQueries) MessageContext(ctx context.Context, tx Tx, arg db.MessageContextParams) ([]db.MessageContextRow, error) {
+	rows, err := p.q.MessageContext(ctx, tx.PG, pgdb.MessageContextParams(arg))
+	return convertSlice(rows, func(r pgdb.MessageContextRow) db.MessageContextRow {
+		r.Content = decodeContentText(r.Content)
+		r.Raw = decodeContentBytes(r.Raw)
+		return db.MessageContextRow(r)
+	}), err
+}
+
+func (p postgresQueries) MessageConversation(ctx context.Context, tx Tx, arg db.MessageConversationParams) ([]db.MessageConversationRow, error) {
+	rows, err := p.q.MessageConversation(ctx, tx.PG, pgdb.MessageConversationParams(arg))
+	return convertSlice(rows, func(r pgdb.MessageConversationRow) db.MessageConversationRow {
+		r.Content = decodeContent(r.Content)
+		return db.MessageConversationRow(r)
+	}), err
+}
+
+func (p postgresQueries) MessageCount(ctx context.Context, tx Tx) (int64, error) {
+	return p.q.MessageCount(ctx, tx.PG)
+}
+
+func (p postgresQueries) MessageCountBySession(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	return p.q.MessageCountBySession(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) MessageDeleteActive(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	return p.q.MessageDeleteActive(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) MessageDeleteBySession(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	return p.q.MessageDeleteBySession(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) MessageHasInactive(ctx context.Context, tx Tx, sessionID string) (bool, error) {
+	return p.q.MessageHasInactive(ctx, tx.PG, sessionID)
+}
+
+func (p postgresQueries) MessageHasPlatformID(ctx context.Context, tx Tx, arg db.MessageHasPlatformIDParams) (bool, error) {
+	return p.q.MessageHasPlatformID(ctx, tx.PG, pgdb.MessageHasPlatformIDParams(arg))
+}
+
+func (p postgresQueries) MessageIDsTaken(ctx context.Context, tx Tx, ids interface{}) (int64, error) {
+	return p.q.MessageIDsTaken(ctx, tx.PG, ids)
+}
+
+func (p postgresQueries) MessageInSession(ctx context.Context, tx Tx, arg db.MessageInSessionParams) (db.Message, error) {
+	r, err := p.q.MessageInSession(ctx, tx.PG, pgdb.MessageInSessionParams(arg))
+	r.Content = decodeContent(r.Content)
+	return db.Message(r), err
+}
+
+func (p postgresQueries) MessageList(ctx context.Context, tx Tx, arg db.MessageListParams) ([]db.Message, error) {
+	rows, err := p.q.MessageList(ctx, tx.PG, pgdb.MessageListParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
+func (p postgresQueries) MessagePage(ctx context.Context, tx Tx, arg db.MessagePageParams) ([]db.Message, error) {
+	rows, err := p.q.MessagePage(ctx, tx.PG, pgdb.MessagePageParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
+func (p postgresQueries) MessagePageAfter(ctx context.Context, tx Tx, arg db.MessagePageAfterParams) ([]db.Message, error) {
+	rows, err := p.q.MessagePageAfter(ctx, tx.PG, pgdb.MessagePageAfterParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
+func (p postgresQueries) MessageRecentUser(ctx context.Context, tx Tx, arg db.MessageRecentUserParams) ([]db.MessageRecentUserRow, error) {
+	rows, err := p.q.MessageRecentUser(ctx, tx.PG, pgdb.MessageRecentUserParams(arg))
+	return convertSlice(rows, func(r pgdb.MessageRecentUserRow) db.MessageRecentUserRow {
+		r.Content = decodeContent(r.Content)
+		return db.MessageRecentUserRow(r)
+	}), err
+}
+
+func (p postgresQueries) MessageRestoreFrom(ctx context.Context, tx Tx, arg db.MessageRestoreFromParams) (int64, error) {
+	return p.q.MessageRestoreFrom(ctx, tx.PG, pgdb.MessageRestoreFromParams(arg))
+}
+
+func (p postgresQueries) MessageRewindFrom(ctx context.Context, tx Tx, arg db.MessageRewindFromParams) (int64, error) {
+	return p.q.MessageRewindFrom(ctx, tx.PG, pgdb.MessageRewindFromParams(arg))
+}
+
+func (p postgresQueries) MessageSearchText(ctx context.Context, tx Tx, id int64) (string, error) {
+	return p.q.MessageSearchText(ctx, tx.PG, id)
+}
+
+func (p postgresQueries) MessageUpTo(ctx context.Context, tx Tx, arg db.MessageUpToParams) ([]db.Message, error) {
+	rows, err := p.q.MessageUpTo(ctx, tx.PG, pgdb.MessageUpToParams(arg))
+	return convertSlice(rows, func(r pgdb.Message) db.Message {
+		r.Content = decodeContent(r.Content)
+		return db.Message(r)
+	}), err
+}
+
 func (p postgresQueries) SessionAddMessageCounts(ctx context.Context, tx Tx, arg db.SessionAddMessageCountsParams) (int64, error) {
 	return p.q.SessionAddMessageCounts(ctx, tx.PG, pgdb.SessionAddMessageCountsParams(arg))
 }
@@ -273,6 +416,10 @@ func (p postgresQueries) SessionBrowse(ctx context.Context, tx Tx, arg db.Sessio
 	return convertSlice(rows, func(r pgdb.SessionBrowseRow) db.SessionBrowseRow {
 		return convertSessionBrowseRow(r)
 	}), err
+}
+
+func (p postgresQueries) SessionBumpRewindCount(ctx context.Context, tx Tx, id string) (int64, error) {
+	return p.q.SessionBumpRewindCount(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionCompressionAncestors(ctx context.Context, tx Tx, id string) ([]string, error) {
@@ -605,174 +752,4 @@ func convertSessionRichRowsByRowIDRow(r pgdb.SessionRichRowsByRowIDRow) db.Sessi
 		PreviewRaw: r.PreviewRaw,
 		LastActive: r.LastActive,
 	}
-}
-
-// Without a PostgreSQL twin in queries/postgres/ yet (each fails with
-// ErrNotPorted):
-//   - ExportCount
-//   - ImportClosesCycle
-//   - MessageActiveHead
-//   - MessageAfter
-//   - MessageArchiveActive
-//   - MessageBookendEnd
-//   - MessageBookendStart
-//   - MessageContext
-//   - MessageConversation
-//   - MessageCount
-//   - MessageCountBySession
-//   - MessageDeleteActive
-//   - MessageDeleteBySession
-//   - MessageHasInactive
-//   - MessageHasPlatformID
-//   - MessageIDsTaken
-//   - MessageImport
-//   - MessageInSession
-//   - MessageInsert
-//   - MessageList
-//   - MessagePage
-//   - MessagePageAfter
-//   - MessageRecentUser
-//   - MessageRestoreFrom
-//   - MessageRewindFrom
-//   - MessageSearchText
-//   - MessageUpTo
-//   - SessionBumpRewindCount
-
-func (p postgresQueries) ExportCount(ctx context.Context, tx Tx, source interface{}) (int64, error) {
-	var zero int64
-	return zero, notPorted("ExportCount")
-}
-
-func (p postgresQueries) ImportClosesCycle(ctx context.Context, tx Tx, arg db.ImportClosesCycleParams) (bool, error) {
-	var zero bool
-	return zero, notPorted("ImportClosesCycle")
-}
-
-func (p postgresQueries) MessageActiveHead(ctx context.Context, tx Tx, sessionID string) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageActiveHead")
-}
-
-func (p postgresQueries) MessageAfter(ctx context.Context, tx Tx, arg db.MessageAfterParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessageAfter")
-}
-
-func (p postgresQueries) MessageArchiveActive(ctx context.Context, tx Tx, sessionID string) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageArchiveActive")
-}
-
-func (p postgresQueries) MessageBookendEnd(ctx context.Context, tx Tx, arg db.MessageBookendEndParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessageBookendEnd")
-}
-
-func (p postgresQueries) MessageBookendStart(ctx context.Context, tx Tx, arg db.MessageBookendStartParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessageBookendStart")
-}
-
-func (p postgresQueries) MessageContext(ctx context.Context, tx Tx, arg db.MessageContextParams) ([]db.MessageContextRow, error) {
-	var zero []db.MessageContextRow
-	return zero, notPorted("MessageContext")
-}
-
-func (p postgresQueries) MessageConversation(ctx context.Context, tx Tx, arg db.MessageConversationParams) ([]db.MessageConversationRow, error) {
-	var zero []db.MessageConversationRow
-	return zero, notPorted("MessageConversation")
-}
-
-func (p postgresQueries) MessageCount(ctx context.Context, tx Tx) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageCount")
-}
-
-func (p postgresQueries) MessageCountBySession(ctx context.Context, tx Tx, sessionID string) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageCountBySession")
-}
-
-func (p postgresQueries) MessageDeleteActive(ctx context.Context, tx Tx, sessionID string) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageDeleteActive")
-}
-
-func (p postgresQueries) MessageDeleteBySession(ctx context.Context, tx Tx, sessionID string) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageDeleteBySession")
-}
-
-func (p postgresQueries) MessageHasInactive(ctx context.Context, tx Tx, sessionID string) (bool, error) {
-	var zero bool
-	return zero, notPorted("MessageHasInactive")
-}
-
-func (p postgresQueries) MessageHasPlatformID(ctx context.Context, tx Tx, arg db.MessageHasPlatformIDParams) (bool, error) {
-	var zero bool
-	return zero, notPorted("MessageHasPlatformID")
-}
-
-func (p postgresQueries) MessageIDsTaken(ctx context.Context, tx Tx, ids interface{}) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageIDsTaken")
-}
-
-func (p postgresQueries) MessageImport(ctx context.Context, tx Tx, arg db.MessageImportParams) error {
-	return notPorted("MessageImport")
-}
-
-func (p postgresQueries) MessageInSession(ctx context.Context, tx Tx, arg db.MessageInSessionParams) (db.Message, error) {
-	var zero db.Message
-	return zero, notPorted("MessageInSession")
-}
-
-func (p postgresQueries) MessageInsert(ctx context.Context, tx Tx, arg db.MessageInsertParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageInsert")
-}
-
-func (p postgresQueries) MessageList(ctx context.Context, tx Tx, arg db.MessageListParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessageList")
-}
-
-func (p postgresQueries) MessagePage(ctx context.Context, tx Tx, arg db.MessagePageParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessagePage")
-}
-
-func (p postgresQueries) MessagePageAfter(ctx context.Context, tx Tx, arg db.MessagePageAfterParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessagePageAfter")
-}
-
-func (p postgresQueries) MessageRecentUser(ctx context.Context, tx Tx, arg db.MessageRecentUserParams) ([]db.MessageRecentUserRow, error) {
-	var zero []db.MessageRecentUserRow
-	return zero, notPorted("MessageRecentUser")
-}
-
-func (p postgresQueries) MessageRestoreFrom(ctx context.Context, tx Tx, arg db.MessageRestoreFromParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageRestoreFrom")
-}
-
-func (p postgresQueries) MessageRewindFrom(ctx context.Context, tx Tx, arg db.MessageRewindFromParams) (int64, error) {
-	var zero int64
-	return zero, notPorted("MessageRewindFrom")
-}
-
-func (p postgresQueries) MessageSearchText(ctx context.Context, tx Tx, id int64) (string, error) {
-	var zero string
-	return zero, notPorted("MessageSearchText")
-}
-
-func (p postgresQueries) MessageUpTo(ctx context.Context, tx Tx, arg db.MessageUpToParams) ([]db.Message, error) {
-	var zero []db.Message
-	return zero, notPorted("MessageUpTo")
-}
-
-func (p postgresQueries) SessionBumpRewindCount(ctx context.Context, tx Tx, id string) (int64, error) {
-	var zero int64
-	return zero, notPorted("SessionBumpRewindCount")
 }
