@@ -433,7 +433,7 @@ DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
     WHERE state <> 'running' AND state <> 'finalizing' AND delivery_state = 'pending'
     ORDER BY updated_at ASC, delegation_id COLLATE "C" ASC
-    LIMIT CAST($1 AS bigint)
+    LIMIT NULLIF(GREATEST(CAST($1 AS bigint), -1), -1)
 )
 `
 
@@ -454,13 +454,14 @@ DELETE FROM async_delegations WHERE delegation_id IN (
     WHERE state <> 'running' AND state <> 'finalizing'
     ORDER BY CASE delivery_state WHEN 'delivered' THEN 0 ELSE 1 END,
              updated_at ASC, delegation_id COLLATE "C" ASC
-    LIMIT CAST($1 AS bigint)
+    LIMIT NULLIF(GREATEST(CAST($1 AS bigint), -1), -1)
 )
 `
 
 // DelegationPruneTerminal drops the oldest terminal rows, delivered ones
 // first (ties by id, so the choice is stable).
 // PostgreSQL: LIMIT takes a bigint, the id tie broken COLLATE "C".
+// PostgreSQL: a negative excess is no limit, as SQLite reads LIMIT -n.
 func (q *Queries) DelegationPruneTerminal(ctx context.Context, db DBTX, excess int64) (int64, error) {
 	result, err := db.Exec(ctx, delegationPruneTerminal, excess)
 	if err != nil {

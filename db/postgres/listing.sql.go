@@ -143,7 +143,7 @@ WHERE ($1::bigint <> 0
   AND ($7::bigint <= 0 OR s.message_count >= $7::bigint)
   AND ($8::bigint IS NULL OR s.archived = $8::bigint)
 ORDER BY s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT $10::bigint OFFSET $9::bigint
+LIMIT NULLIF(GREATEST($10::bigint, -1), -1) OFFSET GREATEST($9::bigint, 0)
 `
 
 type SessionListRichParams struct {
@@ -166,6 +166,9 @@ type SessionListRichRow struct {
 }
 
 // The PostgreSQL twins of queries/sqlite/listing.sql: the same queries,
+// (a negative LIMIT is no limit and a negative OFFSET 0 on every page, as
+// SQLite reads them: NULLIF(GREATEST(n, -1), -1) and GREATEST(o, 0), since
+// PostgreSQL rejects both),
 // names, parameters and result columns (db/postgres converts to db/ by Go
 // struct conversion). The listing queries share one filter, upstream's
 // list_sessions_rich and session_count WHERE clauses with every optional
@@ -362,7 +365,7 @@ WHERE num_nulls($1, $2, $3, $4,
   AND ($2 IS NULL OR cm.search_hit)
 ORDER BY CASE WHEN args.by_last_active <> 0 THEN COALESCE(cm.effective_last_active, s.started_at) END DESC NULLS LAST,
     s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT (SELECT row_limit FROM args) OFFSET (SELECT row_offset FROM args)
+LIMIT NULLIF(GREATEST((SELECT row_limit FROM args), -1), -1) OFFSET GREATEST((SELECT row_offset FROM args), 0)
 `
 
 type SessionListRichChainParams struct {

@@ -28,7 +28,7 @@ func (q *Queries) ExportCount(ctx context.Context, db DBTX, source interface{}) 
 
 const importClosesCycle = `-- name: ImportClosesCycle :one
 WITH RECURSIVE up(id) AS (
-    SELECT CAST($2 AS text)
+    SELECT CAST($2 AS text) COLLATE "C"
     UNION
     SELECT s.parent_session_id FROM up JOIN sessions s ON s.id = up.id
     WHERE s.parent_session_id IS NOT NULL
@@ -65,7 +65,7 @@ func (q *Queries) MessageActiveHead(ctx context.Context, db DBTX, sessionID stri
 
 const messageAfter = `-- name: MessageAfter :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE session_id = $1 AND id > $2
-ORDER BY id LIMIT $3::bigint
+ORDER BY id LIMIT NULLIF(GREATEST($3::bigint, -1), -1)
 `
 
 type MessageAfterParams struct {
@@ -137,7 +137,7 @@ SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effec
 WHERE session_id = $1 AND id > $2
   AND ($3::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST($4 AS unknown) AS text)::jsonb)))
   AND length(content) > 0
-ORDER BY id DESC LIMIT $5::bigint
+ORDER BY id DESC LIMIT NULLIF(GREATEST($5::bigint, -1), -1)
 `
 
 type MessageBookendEndParams struct {
@@ -202,7 +202,7 @@ SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effec
 WHERE session_id = $1 AND id < $2
   AND ($3::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST($4 AS unknown) AS text)::jsonb)))
   AND length(content) > 0
-ORDER BY id LIMIT $5::bigint
+ORDER BY id LIMIT NULLIF(GREATEST($5::bigint, -1), -1)
 `
 
 type MessageBookendStartParams struct {
@@ -269,7 +269,7 @@ const messageConversation = `-- name: MessageConversation :many
 WITH RECURSIVE opts AS (
     SELECT $1::bigint <> 0 AS include_inactive
 ), lineage(id, depth) AS (
-    SELECT CAST($2 AS text), 0
+    SELECT CAST($2 AS text) COLLATE "C", 0
     UNION ALL
     SELECT s.parent_session_id, l.depth + 1
     FROM lineage l JOIN sessions s ON s.id = l.id
@@ -449,7 +449,7 @@ func (q *Queries) MessageIDsTaken(ctx context.Context, db DBTX, ids interface{})
 	return count, err
 }
 
-const messageImport = `-- name: MessageImport :exec
+const messageImport = `-- name: MessageImport :one
 INSERT INTO messages (
     id, session_id, role, content, tool_call_id, tool_calls, tool_name,
     effect_disposition, timestamp, token_count, finish_reason, reasoning,
@@ -463,6 +463,7 @@ INSERT INTO messages (
     $15, $16, $17, $18,
     $19, $20
 )
+RETURNING id
 `
 
 type MessageImportParams struct {
@@ -493,8 +494,11 @@ type MessageImportParams struct {
 // binds NULL (NULLIF) and AUTOINCREMENT fills it, but an explicit NULL in a
 // PostgreSQL identity column is a NOT NULL violation, so the default is
 // asked for by name (nextval of the column's sequence).
-func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportParams) error {
-	_, err := db.Exec(ctx, messageImport,
+// PostgreSQL: it returns the id it wrote (the SQLite twin returns
+// nothing), which the engine indexes the message under (internal/backend's
+// hand-written MessageImport).
+func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportParams) (int64, error) {
+	row := db.QueryRow(ctx, messageImport,
 		arg.ID,
 		arg.SessionID,
 		arg.Role,
@@ -516,7 +520,9 @@ func (q *Queries) MessageImport(ctx context.Context, db DBTX, arg MessageImportP
 		arg.Active,
 		arg.Compacted,
 	)
-	return err
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const messageInSession = `-- name: MessageInSession :one
@@ -708,7 +714,7 @@ const messagePage = `-- name: MessagePage :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
 WHERE session_id = $1 AND active = 1 AND id > $2
 ORDER BY id
-LIMIT $3::bigint
+LIMIT NULLIF(GREATEST($3::bigint, -1), -1)
 `
 
 type MessagePageParams struct {
@@ -764,7 +770,7 @@ const messagePageAfter = `-- name: MessagePageAfter :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
 WHERE id > $1 AND session_id = $2 AND active = 1
 ORDER BY id
-LIMIT $3::bigint
+LIMIT NULLIF(GREATEST($3::bigint, -1), -1)
 `
 
 type MessagePageAfterParams struct {
@@ -900,7 +906,7 @@ func (q *Queries) MessageRewindFrom(ctx context.Context, db DBTX, arg MessageRew
 
 const messageUpTo = `-- name: MessageUpTo :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages WHERE session_id = $1 AND id <= $2
-ORDER BY id DESC LIMIT $3::bigint
+ORDER BY id DESC LIMIT NULLIF(GREATEST($3::bigint, -1), -1)
 `
 
 type MessageUpToParams struct {

@@ -41,10 +41,10 @@ UPDATE sessions SET
     cache_read_tokens = cache_read_tokens + $3::bigint,
     cache_write_tokens = cache_write_tokens + $4::bigint,
     reasoning_tokens = reasoning_tokens + $5::bigint,
-    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE($6::float8, 0),
+    estimated_cost_usd = hermes_add(COALESCE(estimated_cost_usd, 0), COALESCE($6::float8, 0)),
     actual_cost_usd = CASE
         WHEN $7::float8 IS NULL THEN actual_cost_usd
-        ELSE COALESCE(actual_cost_usd, 0) + $7::float8
+        ELSE hermes_add(COALESCE(actual_cost_usd, 0), $7::float8)
     END,
     cost_status = COALESCE($8::text, cost_status),
     cost_source = COALESCE($9::text, cost_source),

@@ -78,24 +78,24 @@ var (
 	_ func(*db.Queries, context.Context, db.DBTX, string) (bool, error)                              = (*db.Queries).MessageHasInactive
 	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (bool, error)                          = (*pgdb.Queries).MessageHasInactive
 
-	_ func(*db.Queries, context.Context, db.DBTX) (int64, error)                      = (*db.Queries).MessageCount
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX) (int64, error)                  = (*pgdb.Queries).MessageCount
-	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)              = (*db.Queries).MessageCountBySession
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)          = (*pgdb.Queries).MessageCountBySession
-	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)              = (*db.Queries).MessageActiveHead
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)          = (*pgdb.Queries).MessageActiveHead
-	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)              = (*db.Queries).MessageArchiveActive
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)          = (*pgdb.Queries).MessageArchiveActive
-	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)              = (*db.Queries).MessageDeleteActive
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)          = (*pgdb.Queries).MessageDeleteActive
-	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)              = (*db.Queries).MessageDeleteBySession
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)          = (*pgdb.Queries).MessageDeleteBySession
-	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)              = (*db.Queries).SessionBumpRewindCount
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)          = (*pgdb.Queries).SessionBumpRewindCount
-	_ func(*db.Queries, context.Context, db.DBTX, int64) (string, error)              = (*db.Queries).MessageSearchText
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, int64) (string, error)          = (*pgdb.Queries).MessageSearchText
-	_ func(*db.Queries, context.Context, db.DBTX, db.MessageImportParams) error       = (*db.Queries).MessageImport
-	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, pgdb.MessageImportParams) error = (*pgdb.Queries).MessageImport
+	_ func(*db.Queries, context.Context, db.DBTX) (int64, error)                               = (*db.Queries).MessageCount
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX) (int64, error)                           = (*pgdb.Queries).MessageCount
+	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)                       = (*db.Queries).MessageCountBySession
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)                   = (*pgdb.Queries).MessageCountBySession
+	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)                       = (*db.Queries).MessageActiveHead
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)                   = (*pgdb.Queries).MessageActiveHead
+	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)                       = (*db.Queries).MessageArchiveActive
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)                   = (*pgdb.Queries).MessageArchiveActive
+	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)                       = (*db.Queries).MessageDeleteActive
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)                   = (*pgdb.Queries).MessageDeleteActive
+	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)                       = (*db.Queries).MessageDeleteBySession
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)                   = (*pgdb.Queries).MessageDeleteBySession
+	_ func(*db.Queries, context.Context, db.DBTX, string) (int64, error)                       = (*db.Queries).SessionBumpRewindCount
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, string) (int64, error)                   = (*pgdb.Queries).SessionBumpRewindCount
+	_ func(*db.Queries, context.Context, db.DBTX, int64) (string, error)                       = (*db.Queries).MessageSearchText
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, int64) (string, error)                   = (*pgdb.Queries).MessageSearchText
+	_ func(*db.Queries, context.Context, db.DBTX, db.MessageImportParams) error                = (*db.Queries).MessageImport
+	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, pgdb.MessageImportParams) (int64, error) = (*pgdb.Queries).MessageImport
 
 	_ func(*db.Queries, context.Context, db.DBTX, db.MessageInsertParams) (int64, error)            = (*db.Queries).MessageInsert
 	_ func(*pgdb.Queries, context.Context, pgdb.DBTX, pgdb.MessageInsertParams) (int64, error)      = (*pgdb.Queries).MessageInsert
@@ -206,7 +206,7 @@ func TestMessageQueriesParityPGSearch(t *testing.T) {
 	imp := db.MessageImportParams{ID: 100, SessionID: "other", Role: "user", Content: strS("imported"),
 		Timestamp: sqlnum.RealOf(41), Observed: sqlnum.IntOf(0), Active: sqlnum.IntOf(1), Compacted: sqlnum.IntOf(0)}
 	twinS(t, "MessageImport id 100", func() (int, error) { return 0, sq.MessageImport(ctx, sf, imp) },
-		func() (int, error) { return 0, pq.MessageImport(ctx, pc, pgdb.MessageImportParams(imp)) })
+		func() (int, error) { _, err := pq.MessageImport(ctx, pc, pgdb.MessageImportParams(imp)); return 0, err })
 	// Hand-written: an explicit id does not move PostgreSQL's identity
 	// sequence (SQLite's AUTOINCREMENT follows the largest id), so the
 	// importer moves it past the ids it kept, as this does.
@@ -215,7 +215,7 @@ func TestMessageQueriesParityPGSearch(t *testing.T) {
 	}
 	imp.ID, imp.Content = 0, strS("imported with a new id")
 	twinS(t, "MessageImport id 0", func() (int, error) { return 0, sq.MessageImport(ctx, sf, imp) },
-		func() (int, error) { return 0, pq.MessageImport(ctx, pc, pgdb.MessageImportParams(imp)) })
+		func() (int, error) { _, err := pq.MessageImport(ctx, pc, pgdb.MessageImportParams(imp)); return 0, err })
 
 	all := func(name string) {
 		t.Helper()

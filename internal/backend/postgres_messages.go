@@ -26,16 +26,18 @@ func (p postgresQueries) MessageInsert(ctx context.Context, tx Tx, arg db.Messag
 	return id, err
 }
 
-// MessageImport inserts the message with the id it carries, indexes it,
+// MessageImport inserts the message with the id it carries (or the next
+// one for id 0), indexes it,
 // and keeps the id sequence past it (EngineAdvanceMessageID).
 func (p postgresQueries) MessageImport(ctx context.Context, tx Tx, arg db.MessageImportParams) error {
 	pa := pgdb.MessageImportParams(arg)
 	pa.Content = encodeContent(pa.Content)
-	if err := p.q.MessageImport(ctx, tx.PG, pa); err != nil {
+	id, err := p.q.MessageImport(ctx, tx.PG, pa)
+	if err != nil {
 		return err
 	}
-	if _, err := tx.PG.Exec(ctx, pgsearch.IndexSQL, pgsearch.IndexArgs(arg.ID, arg.Content, arg.ToolName, arg.ToolCalls)...); err != nil {
+	if _, err := tx.PG.Exec(ctx, pgsearch.IndexSQL, pgsearch.IndexArgs(id, arg.Content, arg.ToolName, arg.ToolCalls)...); err != nil {
 		return err
 	}
-	return p.q.EngineAdvanceMessageID(ctx, tx.PG, arg.ID)
+	return p.q.EngineAdvanceMessageID(ctx, tx.PG, id)
 }

@@ -219,6 +219,22 @@ END
 $$;
 -- +goose StatementEnd
 
+-- hermes_add is a + b as SQLite adds two REALs: IEEE addition, whose
+-- overflow is an infinity (PostgreSQL's float8 + raises 22003 instead, which
+-- would fail a token update whose costs reach the type's range). Overflow
+-- happens only when both have one sign and one exceeds the largest double
+-- less the other, which the CASE tests without overflowing.
+-- +goose StatementBegin
+CREATE FUNCTION hermes_add(a double precision, b double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE
+        WHEN a > 0 AND b > 0 AND a > 1.7976931348623157e308::float8 - b THEN 'Infinity'::float8
+        WHEN a < 0 AND b < 0 AND a < -1.7976931348623157e308::float8 - b THEN '-Infinity'::float8
+        ELSE a + b
+    END
+$$;
+-- +goose StatementEnd
+
 -- hermes_total is SQLite's TOTAL() over doubles: a compensated (Kahan-
 -- Babuska) sum, so that cost totals come out as SQLite's do (0.1 + 0.2 +
 -- 0.3 is 0.6 there, 0.6000000000000001 with a plain SUM), and 0.0 over no
@@ -227,9 +243,9 @@ $$;
 -- +goose StatementBegin
 CREATE FUNCTION hermes_total_step(state double precision[], x double precision)
 RETURNS double precision[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT ARRAY[t, state[2] + CASE WHEN abs(state[1]) > abs(x)
-        THEN (state[1] - t) + x ELSE (x - t) + state[1] END]
-    FROM (SELECT state[1] + x AS t) s
+    SELECT ARRAY[t, hermes_add(state[2], CASE WHEN abs(state[1]) > abs(x)
+        THEN (state[1] - t) + x ELSE (x - t) + state[1] END)]
+    FROM (SELECT hermes_add(state[1], x) AS t) s
 $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
@@ -247,6 +263,7 @@ CREATE AGGREGATE hermes_total(double precision) (
 DROP AGGREGATE hermes_total(double precision);
 DROP FUNCTION hermes_total_final(double precision[]);
 DROP FUNCTION hermes_total_step(double precision[], double precision);
+DROP FUNCTION hermes_add(double precision, double precision);
 DROP FUNCTION hermes_json_or_null(text);
 DROP TABLE messages_search;
 DROP TABLE async_delegations;

@@ -138,13 +138,14 @@ SELECT COUNT(*) FROM async_delegations WHERE state <> 'running' AND state <> 'fi
 -- DelegationPruneTerminal drops the oldest terminal rows, delivered ones
 -- first (ties by id, so the choice is stable).
 -- PostgreSQL: LIMIT takes a bigint, the id tie broken COLLATE "C".
+-- PostgreSQL: a negative excess is no limit, as SQLite reads LIMIT -n.
 -- name: DelegationPruneTerminal :execrows
 DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
     WHERE state <> 'running' AND state <> 'finalizing'
     ORDER BY CASE delivery_state WHEN 'delivered' THEN 0 ELSE 1 END,
              updated_at ASC, delegation_id COLLATE "C" ASC
-    LIMIT CAST(sqlc.arg(excess) AS bigint)
+    LIMIT NULLIF(GREATEST(CAST(sqlc.arg(excess) AS bigint), -1), -1)
 );
 
 -- DelegationCountPending counts the terminal rows still due for delivery.
@@ -161,7 +162,7 @@ DELETE FROM async_delegations WHERE delegation_id IN (
     SELECT delegation_id FROM async_delegations
     WHERE state <> 'running' AND state <> 'finalizing' AND delivery_state = 'pending'
     ORDER BY updated_at ASC, delegation_id COLLATE "C" ASC
-    LIMIT CAST(sqlc.arg(excess) AS bigint)
+    LIMIT NULLIF(GREATEST(CAST(sqlc.arg(excess) AS bigint), -1), -1)
 );
 
 -- DelegationGet reads one delegation.

@@ -1,4 +1,7 @@
 -- The PostgreSQL twins of queries/sqlite/listing.sql: the same queries,
+-- (a negative LIMIT is no limit and a negative OFFSET 0 on every page, as
+-- SQLite reads them: NULLIF(GREATEST(n, -1), -1) and GREATEST(o, 0), since
+-- PostgreSQL rejects both),
 -- names, parameters and result columns (db/postgres converts to db/ by Go
 -- struct conversion). The listing queries share one filter, upstream's
 -- list_sessions_rich and session_count WHERE clauses with every optional
@@ -91,7 +94,7 @@ WHERE (@include_children::bigint <> 0
   AND (@min_message_count::bigint <= 0 OR s.message_count >= @min_message_count::bigint)
   AND (sqlc.narg(archived)::bigint IS NULL OR s.archived = sqlc.narg(archived)::bigint)
 ORDER BY s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT sqlc.arg('limit')::bigint OFFSET sqlc.arg('offset')::bigint;
+LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1) OFFSET GREATEST(sqlc.arg('offset')::bigint, 0);
 
 -- SessionListRichChain is list_sessions_rich's order_by_last_active path,
 -- up to the page's rows: it returns their rowids in order, and
@@ -196,7 +199,7 @@ WHERE num_nulls(sqlc.narg(id_needle), sqlc.narg(search_needle), sqlc.arg('offset
   AND (sqlc.narg(search_needle) IS NULL OR cm.search_hit)
 ORDER BY CASE WHEN args.by_last_active <> 0 THEN COALESCE(cm.effective_last_active, s.started_at) END DESC NULLS LAST,
     s.started_at DESC, s.id COLLATE "C" DESC
-LIMIT (SELECT row_limit FROM args) OFFSET (SELECT row_offset FROM args);
+LIMIT NULLIF(GREATEST((SELECT row_limit FROM args), -1), -1) OFFSET GREATEST((SELECT row_offset FROM args), 0);
 
 -- SessionRichRowsByRowID reads the sessions whose rowids a JSON array
 -- lists, in the array's order, shaped as SessionListRich shapes a row.

@@ -49,7 +49,7 @@ LIMIT CASE WHEN sqlc.arg('limit')::bigint < 0 THEN NULL ELSE sqlc.arg('limit')::
 SELECT * FROM messages
 WHERE session_id = @session_id AND active = 1 AND id > @after_id
 ORDER BY id
-LIMIT sqlc.arg('limit')::bigint;
+LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- MessagePageAfter is MessagePage for the pages after the first. The SQLite
 -- twin writes +session_id to keep SQLite off the session index, PostgreSQL
@@ -58,7 +58,7 @@ LIMIT sqlc.arg('limit')::bigint;
 SELECT * FROM messages
 WHERE id > @after_id AND session_id = @session_id AND active = 1
 ORDER BY id
-LIMIT sqlc.arg('limit')::bigint;
+LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- MessageConversation reads what conversation replay needs of one session
 -- or, with include_ancestors, of the session and its ancestors (100
@@ -69,7 +69,7 @@ LIMIT sqlc.arg('limit')::bigint;
 WITH RECURSIVE opts AS (
     SELECT @include_inactive::bigint <> 0 AS include_inactive
 ), lineage(id, depth) AS (
-    SELECT CAST(@session_id AS text), 0
+    SELECT CAST(@session_id AS text) COLLATE "C", 0
     UNION ALL
     SELECT s.parent_session_id, l.depth + 1
     FROM lineage l JOIN sessions s ON s.id = l.id
@@ -106,7 +106,10 @@ DELETE FROM messages WHERE session_id = @session_id AND active = 1;
 -- binds NULL (NULLIF) and AUTOINCREMENT fills it, but an explicit NULL in a
 -- PostgreSQL identity column is a NOT NULL violation, so the default is
 -- asked for by name (nextval of the column's sequence).
--- name: MessageImport :exec
+-- PostgreSQL: it returns the id it wrote (the SQLite twin returns
+-- nothing), which the engine indexes the message under (internal/backend's
+-- hand-written MessageImport).
+-- name: MessageImport :one
 INSERT INTO messages (
     id, session_id, role, content, tool_call_id, tool_calls, tool_name,
     effect_disposition, timestamp, token_count, finish_reason, reasoning,
@@ -119,13 +122,14 @@ INSERT INTO messages (
     @finish_reason, @reasoning, @reasoning_content, @reasoning_details,
     @codex_reasoning_items, @codex_message_items, @platform_message_id, @observed,
     @active, @compacted
-);
+)
+RETURNING id;
 
 -- ImportClosesCycle reports whether making an imported session child a
 -- child of parent would close a cycle. UNION stops the walk on a cycle.
 -- name: ImportClosesCycle :one
 WITH RECURSIVE up(id) AS (
-    SELECT CAST(@parent AS text)
+    SELECT CAST(@parent AS text) COLLATE "C"
     UNION
     SELECT s.parent_session_id FROM up JOIN sessions s ON s.id = up.id
     WHERE s.parent_session_id IS NOT NULL
@@ -194,13 +198,13 @@ SELECT EXISTS (
 -- first, at most limit.
 -- name: MessageUpTo :many
 SELECT * FROM messages WHERE session_id = @session_id AND id <= @id
-ORDER BY id DESC LIMIT sqlc.arg('limit')::bigint;
+ORDER BY id DESC LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- MessageAfter reads a session's messages after id, oldest first, at most
 -- limit.
 -- name: MessageAfter :many
 SELECT * FROM messages WHERE session_id = @session_id AND id > @id
-ORDER BY id LIMIT sqlc.arg('limit')::bigint;
+ORDER BY id LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- MessageBookendStart reads the first messages of a session before id
 -- whose content has a length, of the roles in the JSON array roles unless
@@ -212,7 +216,7 @@ SELECT * FROM messages
 WHERE session_id = @session_id AND id < @id
   AND (@all_roles::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST(sqlc.arg('roles') AS unknown) AS text)::jsonb)))
   AND length(content) > 0
-ORDER BY id LIMIT sqlc.arg('limit')::bigint;
+ORDER BY id LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- MessageBookendEnd is MessageBookendStart at the session's end: the last
 -- messages after id, newest first.
@@ -221,7 +225,7 @@ SELECT * FROM messages
 WHERE session_id = @session_id AND id > @id
   AND (@all_roles::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST(sqlc.arg('roles') AS unknown) AS text)::jsonb)))
   AND length(content) > 0
-ORDER BY id DESC LIMIT sqlc.arg('limit')::bigint;
+ORDER BY id DESC LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- ExportCount counts the sessions an export of every session (source
 -- NULL) or of one source writes.

@@ -105,10 +105,10 @@ UPDATE sessions SET
     cache_read_tokens = cache_read_tokens + @cache_read_tokens::bigint,
     cache_write_tokens = cache_write_tokens + @cache_write_tokens::bigint,
     reasoning_tokens = reasoning_tokens + @reasoning_tokens::bigint,
-    estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + COALESCE(sqlc.narg(estimated_cost_usd)::float8, 0),
+    estimated_cost_usd = hermes_add(COALESCE(estimated_cost_usd, 0), COALESCE(sqlc.narg(estimated_cost_usd)::float8, 0)),
     actual_cost_usd = CASE
         WHEN sqlc.narg(actual_cost_usd)::float8 IS NULL THEN actual_cost_usd
-        ELSE COALESCE(actual_cost_usd, 0) + sqlc.narg(actual_cost_usd)::float8
+        ELSE hermes_add(COALESCE(actual_cost_usd, 0), sqlc.narg(actual_cost_usd)::float8)
     END,
     cost_status = COALESCE(sqlc.narg(cost_status)::text, cost_status),
     cost_source = COALESCE(sqlc.narg(cost_source)::text, cost_source),

@@ -37,8 +37,8 @@ DO UPDATE SET
     cache_read_tokens = session_model_usage.cache_read_tokens + excluded.cache_read_tokens,
     cache_write_tokens = session_model_usage.cache_write_tokens + excluded.cache_write_tokens,
     reasoning_tokens = session_model_usage.reasoning_tokens + excluded.reasoning_tokens,
-    estimated_cost_usd = session_model_usage.estimated_cost_usd + excluded.estimated_cost_usd,
-    actual_cost_usd = session_model_usage.actual_cost_usd + excluded.actual_cost_usd,
+    estimated_cost_usd = hermes_add(session_model_usage.estimated_cost_usd, excluded.estimated_cost_usd),
+    actual_cost_usd = hermes_add(session_model_usage.actual_cost_usd, excluded.actual_cost_usd),
     cost_status = COALESCE(excluded.cost_status, session_model_usage.cost_status),
     cost_source = COALESCE(excluded.cost_source, session_model_usage.cost_source),
     last_seen = excluded.last_seen;
