@@ -3,6 +3,7 @@ package fts
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:generate go run -tags sqlite_fts5 ./internal/unicode61gen -o unicode61_tables.go
@@ -32,28 +33,53 @@ import (
 // separates. FTS5 cuts a token longer than 32768 bytes to that length;
 // Tokens returns it whole (the engines cut it to their own limit).
 func Tokens(text string) []string {
-	var out []string
+	spans := TokenSpans(text)
+	if spans == nil {
+		return nil
+	}
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = sp.Token
+	}
+	return out
+}
+
+// TokenSpan is one token of a text and where it is: text[Start:End] is
+// what the tokenizer read for it, from its first token character to its
+// last token character or diacritic (FTS5's iStart and iEnd offsets).
+type TokenSpan struct {
+	Token      string
+	Start, End int
+}
+
+// TokenSpans returns [Tokens]' tokens with their byte offsets in text, as
+// FTS5's tokenizer reports them to snippet() and highlight().
+func TokenSpans(text string) []TokenSpan {
+	var out []TokenSpan
 	var tok strings.Builder
-	in := false
+	start, end := -1, 0
 	flush := func() {
-		if in {
-			out = append(out, tok.String())
+		if start >= 0 {
+			out = append(out, TokenSpan{Token: tok.String(), Start: start, End: end})
 			tok.Reset()
-			in = false
+			start = -1
 		}
 	}
-	for _, r := range text {
+	for i, r := range text {
 		switch classOf(r) {
 		case classToken:
-			in = true
+			if start < 0 {
+				start = i
+			}
 		case classDiacritic:
-			if !in {
+			if start < 0 {
 				continue // a diacritic does not start a token
 			}
 		default:
 			flush()
 			continue
 		}
+		end = i + utf8.RuneLen(r) // never U+FFFD (a bad byte): a separator
 		if f, keep := fold(r); keep {
 			tok.WriteRune(f)
 		}

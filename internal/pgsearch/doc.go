@@ -26,19 +26,25 @@
 //     content, tool_name and tool_calls), with an ILIKE on the indexed
 //     expression in front so that pg_trgm can narrow the rows; newest first.
 //
-// Snippets are computed for the page only. The full-text routes return
-// no snippet and mark every hit long (long_hit), so that the store makes
-// the snippet in Go from the message's search text, as it already does for
-// a long SQLite hit (store/search_snippet.go: 160 characters around the
-// first query word, >>> <<< around it); the LIKE route returns the
-// original's 120 characters of content around the anchor, as SQLite does.
+// Snippets are computed for the page only, in Go. On the full-text routes
+// the statements return no snippet and mark every hit long (long_hit): the
+// engine then reads the hit's search text (MessageSearchText) and, on the
+// unicode61 route, makes SQLite's own snippet() with [Snippet] (the same
+// text as SQLite's for every hit of the parity corpus), or, on the
+// trigram route, the store's snippet of a long hit (store/search_snippet.go:
+// 160 characters around the first query word, >>> <<< around it). The
+// LIKE route returns the original's 120 characters of content around the
+// anchor, as SQLite does (the same text).
 //
 // What differs from SQLite (the hit sets are the same; see
 // parity_test.go): the order of hits of equal timestamp under a sort, and
-// the order of ranked hits (neither stand-in is bm25: on the store's test
-// corpus the first hit is SQLite's for 94% of the unicode61 queries and
-// 90% of the trigram ones, the whole order for 84% and 88%); snippet text on the full-text routes (SQLite's snippet() picks
-// its own 40-token window and marks every match); the tsvector limits of
+// the order of ranked hits (neither stand-in is bm25: on the parity
+// corpus the first hit is SQLite's for 89% of the unicode61 queries and
+// 90% of the trigram ones, the whole order for 74% and 85%); the trigram
+// route's snippet text (FTS5's snippet() over trigrams is not
+// reproduced); a unicode61 snippet where FTS5 would report instances
+// otherwise than [Snippet] models (none in the corpus); the tsvector
+// limits of
 // [fts.TSVector] (phrases past position 16383 or past a word's 256th
 // occurrence, words past 1 MiB of lexemes); and case folding on the
 // trigram route (PostgreSQL's lower() against FTS5's fold, which differ for

@@ -86,6 +86,27 @@ var extraTexts = []string{
 	"deploy.yaml", "yaml", "über", "UBER", "İstanbul", "istanbul",
 }
 
+// longTexts are messages longer than a snippet's 40 tokens, in
+// sentences, with the corpus's words at varied places: the snippet's
+// window choice (by instances, sentence starts, the text's end) is
+// exercised on them.
+func longTexts() []string {
+	r := rand.New(rand.NewSource(5))
+	words := strings.Fields("the a build runner deploy docker podman kubernetes python java services gateway retry timeout cache index search phrase token window sentence report status passed failed")
+	var out []string
+	for n := range 40 {
+		var b strings.Builder
+		for i := range 30 + n*8 {
+			if i > 0 {
+				b.WriteString([]string{" ", " ", " ", ", ", ". ", ": ", "\n", " - "}[r.Intn(8)])
+			}
+			b.WriteString(words[r.Intn(len(words))])
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
 // sessions are the corpus's sessions (search_corpus_test.go's) and their
 // sources.
 var sessions = [][2]string{
@@ -336,12 +357,13 @@ func randomQueries(texts []string, n int) []string {
 // on the LIKE route the snippets too (the same SQL on both).
 func TestHitSetParity(t *testing.T) {
 	texts := corpusLiterals(t)
-	sd := seed(t, texts)
+	sd := seed(t, append(append([]string{}, texts...), longTexts()...))
 	ctx := context.Background()
 	type count struct{ queries, equal, hits, empty int }
 	counts := map[string]*count{}
 	type rankCount struct{ queries, sameFirst, sameOrder int }
 	ranked := map[fts.Route]*rankCount{}
+	var snip struct{ hits, same int }
 	queries := append(append([]string{}, texts...), randomQueries(texts, 600)...)
 	for qi, q := range queries {
 		route := fts.Parse(q).Route
@@ -393,6 +415,22 @@ func TestHitSetParity(t *testing.T) {
 					r.sameOrder++
 				}
 			}
+			if route == fts.RouteUnicode61 && o.name == "all" {
+				// The Go snippet against SQLite's snippet().
+				plan := fts.Parse(q)
+				for _, r := range want {
+					text, err := pgdb.New().MessageSearchText(ctx, sd.pg, r.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					snip.hits++
+					if s, _ := pgsearch.Snippet(text, plan); r.Snippet != nil && s == *r.Snippet {
+						snip.same++
+					} else {
+						t.Errorf("snippet of %q, hit %d:\n SQLite %q\n Go     %q", q, r.ID, deref(r.Snippet), s)
+					}
+				}
+			}
 			if !sorted {
 				byID := func(a, b hit) int { return int(a.ID - b.ID) }
 				slices.SortFunc(wantHits, byID)
@@ -416,6 +454,7 @@ func TestHitSetParity(t *testing.T) {
 		c := counts[k]
 		t.Logf("%-28s %4d queries, %4d equal, %5d hits (%d queries without)", k, c.queries, c.equal, c.hits, c.empty)
 	}
+	t.Logf("snippets, unicode61: %d of %d hits the same as SQLite's", snip.same, snip.hits)
 	for r, c := range ranked {
 		t.Logf("ranked order, %v: of %d queries with 2+ hits, %d have the same first hit, %d the same order", r, c.queries, c.sameFirst, c.sameOrder)
 	}
@@ -424,4 +463,11 @@ func TestHitSetParity(t *testing.T) {
 			t.Errorf("route %v: too few queries with hits (%+v)", r, c)
 		}
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }
