@@ -27,6 +27,11 @@ func (s *Store) pgSearch(ctx context.Context, query string, opts SearchOptions) 
 		if err != nil {
 			return nil, err
 		}
+		if st.Route == fts.RouteUnicode61 {
+			if err := s.pgSnippets(ctx, q, plan, hits, long); err != nil {
+				return nil, err
+			}
+		}
 		if len(hits) == 0 && st.Route == fts.RouteUnicode61 {
 			var empty bool
 			if err := q.PG.QueryRow(ctx, pgsearch.IndexEmptySQL).Scan(&empty); err != nil {
@@ -38,6 +43,33 @@ func (s *Store) pgSearch(ctx context.Context, query string, opts SearchOptions) 
 		}
 		return hits, s.finishHits(ctx, q, query, opts, hits, long)
 	})
+}
+
+// pgSnippetMaxBytes is the size of search text up to which a hit of the
+// unicode61 route gets FTS5's snippet (pgsearch.Snippet, FTS5's own
+// algorithm in Go), as on SQLite (sqlitesearch's snippetMaxBytes); a longer
+// one keeps long set and gets the store's snippet (finishHits), as there.
+const pgSnippetMaxBytes = 32768
+
+// pgSnippets gives the unicode61 route's hits of at most pgSnippetMaxBytes
+// of search text their FTS5 snippet, clearing their long flag.
+func (s *Store) pgSnippets(ctx context.Context, q backend.Tx, plan fts.Plan, hits []SearchResult, long []bool) error {
+	for i := range hits {
+		if !long[i] {
+			continue
+		}
+		text, err := s.q.MessageSearchText(ctx, q, hits[i].ID)
+		if err != nil {
+			return err
+		}
+		if len(text) > pgSnippetMaxBytes {
+			continue
+		}
+		if snippet, ok := pgsearch.Snippet(text, plan); ok {
+			hits[i].Snippet, long[i] = &snippet, false
+		}
+	}
+	return nil
 }
 
 // pgScanHits runs st and reads its hits (the columns scanHit reads on

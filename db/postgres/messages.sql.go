@@ -136,7 +136,7 @@ const messageBookendEnd = `-- name: MessageBookendEnd :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
 WHERE session_id = $1 AND id > $2
   AND ($3::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST($4 AS unknown) AS text)::jsonb)))
-  AND length(content) > 0
+  AND length(content) > 0 AND (left(content, 1) <> chr(1) OR left(content, 2) = chr(1) || chr(1))
 ORDER BY id DESC LIMIT NULLIF(GREATEST($5::bigint, -1), -1)
 `
 
@@ -201,7 +201,7 @@ const messageBookendStart = `-- name: MessageBookendStart :many
 SELECT id, session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, compacted FROM messages
 WHERE session_id = $1 AND id < $2
   AND ($3::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST($4 AS unknown) AS text)::jsonb)))
-  AND length(content) > 0
+  AND length(content) > 0 AND (left(content, 1) <> chr(1) OR left(content, 2) = chr(1) || chr(1))
 ORDER BY id LIMIT NULLIF(GREATEST($5::bigint, -1), -1)
 `
 
@@ -216,8 +216,11 @@ type MessageBookendStartParams struct {
 // MessageBookendStart reads the first messages of a session before id
 // whose content has a length, of the roles in the JSON array roles unless
 // all_roles, oldest first, at most limit. On SQLite length() stops at a
-// NUL, so content starting with one never qualifies: PostgreSQL text holds
-// no NUL, so length() is the whole text here.
+// NUL, so content starting with one (structured content) never qualifies.
+// PostgreSQL text holds no NUL: the engine stores that leading U+0000 as
+// U+0001, and a content really starting with U+0001 with it doubled
+// (internal/backend's content encoding), so a single leading U+0001 is
+// what SQLite's leading NUL is.
 func (q *Queries) MessageBookendStart(ctx context.Context, db DBTX, arg MessageBookendStartParams) ([]Message, error) {
 	rows, err := db.Query(ctx, messageBookendStart,
 		arg.SessionID,

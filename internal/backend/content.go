@@ -1,6 +1,11 @@
 package backend
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermesstate/hermesstate/internal/sentinel"
+	"github.com/hermesstate/hermesstate/internal/transfer"
+)
 
 // The content column on PostgreSQL. Upstream stores structured
 // (multimodal) content as U+0000 "json:" and the JSON, and SQLite keeps it
@@ -55,4 +60,33 @@ func decodeContentBytes(b []byte) []byte {
 		return nil
 	}
 	return []byte(decodeContentText(string(b)))
+}
+
+// errNUL is the error of a write whose text holds U+0000, which
+// PostgreSQL's text cannot store (the content column's leading marker
+// aside, see encodeContent). It matches transfer.ErrInvalidText, the
+// store's ErrInvalidText.
+var errNUL = sentinel.New("text holds U+0000, which PostgreSQL cannot store", transfer.ErrInvalidText)
+
+// noNUL returns errNUL when one of the texts (each a string or a *string)
+// holds U+0000: checked before the statement is sent, so that every query
+// exec mode refuses it alike (the server answers a NUL in a bound
+// parameter with 22021, one in a simple-protocol literal with 08P01).
+func noNUL(texts ...any) error {
+	for _, t := range texts {
+		var s string
+		switch t := t.(type) {
+		case string:
+			s = t
+		case *string:
+			if t == nil {
+				continue
+			}
+			s = *t
+		}
+		if strings.IndexByte(s, 0) >= 0 {
+			return errNUL
+		}
+	}
+	return nil
 }

@@ -11,55 +11,107 @@ import (
 )
 
 func (p postgresQueries) CompressionCooldownGet(ctx context.Context, tx Tx, id string) (db.CompressionCooldownGetRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero db.CompressionCooldownGetRow
+		return zero, err
+	}
 	r, err := p.q.CompressionCooldownGet(ctx, tx.PG, id)
 	return db.CompressionCooldownGetRow(r), err
 }
 
 func (p postgresQueries) CompressionCooldownSet(ctx context.Context, tx Tx, arg db.CompressionCooldownSetParams) (int64, error) {
+	if err := noNUL(arg.Error, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.CompressionCooldownSet(ctx, tx.PG, pgdb.CompressionCooldownSetParams(arg))
 }
 
 func (p postgresQueries) CompressionLockDeleteExpired(ctx context.Context, tx Tx, arg db.CompressionLockDeleteExpiredParams) (int64, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.CompressionLockDeleteExpired(ctx, tx.PG, pgdb.CompressionLockDeleteExpiredParams(arg))
 }
 
 func (p postgresQueries) CompressionLockHolder(ctx context.Context, tx Tx, arg db.CompressionLockHolderParams) (string, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero string
+		return zero, err
+	}
 	return p.q.CompressionLockHolder(ctx, tx.PG, pgdb.CompressionLockHolderParams(arg))
 }
 
 func (p postgresQueries) CompressionLockInsert(ctx context.Context, tx Tx, arg db.CompressionLockInsertParams) (int64, error) {
+	if err := noNUL(arg.SessionID, arg.Holder); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.CompressionLockInsert(ctx, tx.PG, pgdb.CompressionLockInsertParams(arg))
 }
 
 func (p postgresQueries) CompressionLockOwner(ctx context.Context, tx Tx, sessionID string) (string, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero string
+		return zero, err
+	}
 	return p.q.CompressionLockOwner(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) CompressionLockRefresh(ctx context.Context, tx Tx, arg db.CompressionLockRefreshParams) (int64, error) {
+	if err := noNUL(arg.SessionID, arg.Holder); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.CompressionLockRefresh(ctx, tx.PG, pgdb.CompressionLockRefreshParams(arg))
 }
 
 func (p postgresQueries) CompressionLockRelease(ctx context.Context, tx Tx, arg db.CompressionLockReleaseParams) (int64, error) {
+	if err := noNUL(arg.SessionID, arg.Holder); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.CompressionLockRelease(ctx, tx.PG, pgdb.CompressionLockReleaseParams(arg))
 }
 
 func (p postgresQueries) CompressionStreakGet(ctx context.Context, tx Tx, id string) (sqlnum.Int, error) {
+	if err := noNUL(id); err != nil {
+		var zero sqlnum.Int
+		return zero, err
+	}
 	return p.q.CompressionStreakGet(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) CompressionStreakSet(ctx context.Context, tx Tx, arg db.CompressionStreakSetParams) (int64, error) {
+	if err := noNUL(arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.CompressionStreakSet(ctx, tx.PG, pgdb.CompressionStreakSetParams(arg))
 }
 
 func (p postgresQueries) DelegationClaim(ctx context.Context, tx Tx, arg db.DelegationClaimParams) (int64, error) {
+	if err := noNUL(arg.Claim, arg.DelegationID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationClaim(ctx, tx.PG, pgdb.DelegationClaimParams(arg))
 }
 
 func (p postgresQueries) DelegationComplete(ctx context.Context, tx Tx, arg db.DelegationCompleteParams) (int64, error) {
+	if err := noNUL(arg.State, arg.EventJSON, arg.ResultJSON, arg.DelegationID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationComplete(ctx, tx.PG, pgdb.DelegationCompleteParams(arg))
 }
 
 func (p postgresQueries) DelegationCompleteDelivery(ctx context.Context, tx Tx, arg db.DelegationCompleteDeliveryParams) (int64, error) {
+	if err := noNUL(arg.DelegationID, arg.Claim); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationCompleteDelivery(ctx, tx.PG, pgdb.DelegationCompleteDeliveryParams(arg))
 }
 
@@ -72,18 +124,33 @@ func (p postgresQueries) DelegationCountTerminal(ctx context.Context, tx Tx) (in
 }
 
 func (p postgresQueries) DelegationDelete(ctx context.Context, tx Tx, delegationID string) (int64, error) {
+	if err := noNUL(delegationID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationDelete(ctx, tx.PG, delegationID)
 }
 
 func (p postgresQueries) DelegationDispatch(ctx context.Context, tx Tx, arg db.DelegationDispatchParams) error {
+	if err := noNUL(arg.DelegationID, arg.OriginSession, arg.OriginUiSessionID, arg.ParentSessionID, arg.TaskJSON); err != nil {
+		return err
+	}
 	return p.q.DelegationDispatch(ctx, tx.PG, pgdb.DelegationDispatchParams(arg))
 }
 
 func (p postgresQueries) DelegationExists(ctx context.Context, tx Tx, delegationID string) (bool, error) {
+	if err := noNUL(delegationID); err != nil {
+		var zero bool
+		return zero, err
+	}
 	return p.q.DelegationExists(ctx, tx.PG, delegationID)
 }
 
 func (p postgresQueries) DelegationGet(ctx context.Context, tx Tx, delegationID string) (db.AsyncDelegation, error) {
+	if err := noNUL(delegationID); err != nil {
+		var zero db.AsyncDelegation
+		return zero, err
+	}
 	r, err := p.q.DelegationGet(ctx, tx.PG, delegationID)
 	return db.AsyncDelegation(r), err
 }
@@ -103,10 +170,18 @@ func (p postgresQueries) DelegationList(ctx context.Context, tx Tx) ([]db.AsyncD
 }
 
 func (p postgresQueries) DelegationMarkDelivered(ctx context.Context, tx Tx, arg db.DelegationMarkDeliveredParams) (int64, error) {
+	if err := noNUL(arg.DelegationID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationMarkDelivered(ctx, tx.PG, pgdb.DelegationMarkDeliveredParams(arg))
 }
 
 func (p postgresQueries) DelegationMarkUnknown(ctx context.Context, tx Tx, arg db.DelegationMarkUnknownParams) (int64, error) {
+	if err := noNUL(arg.EventJSON, arg.ResultJSON, arg.DelegationID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationMarkUnknown(ctx, tx.PG, pgdb.DelegationMarkUnknownParams(arg))
 }
 
@@ -123,6 +198,10 @@ func (p postgresQueries) DelegationPruneTerminal(ctx context.Context, tx Tx, exc
 }
 
 func (p postgresQueries) DelegationRelease(ctx context.Context, tx Tx, arg db.DelegationReleaseParams) (int64, error) {
+	if err := noNUL(arg.DelegationID, arg.Claim); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.DelegationRelease(ctx, tx.PG, pgdb.DelegationReleaseParams(arg))
 }
 
@@ -138,16 +217,28 @@ func (p postgresQueries) ExportCount(ctx context.Context, tx Tx, source interfac
 }
 
 func (p postgresQueries) GatewayLatestByKey(ctx context.Context, tx Tx, arg db.GatewayLatestByKeyParams) (db.Session, error) {
+	if err := noNUL(arg.SessionKey, arg.Source); err != nil {
+		var zero db.Session
+		return zero, err
+	}
 	r, err := p.q.GatewayLatestByKey(ctx, tx.PG, pgdb.GatewayLatestByKeyParams(arg))
 	return db.Session(r), err
 }
 
 func (p postgresQueries) GatewayLatestByPeer(ctx context.Context, tx Tx, arg db.GatewayLatestByPeerParams) (db.Session, error) {
+	if err := noNUL(arg.Source, arg.UserID, arg.ChatID, arg.ChatType, arg.ThreadID); err != nil {
+		var zero db.Session
+		return zero, err
+	}
 	r, err := p.q.GatewayLatestByPeer(ctx, tx.PG, pgdb.GatewayLatestByPeerParams(arg))
 	return db.Session(r), err
 }
 
 func (p postgresQueries) GatewayOriginCandidates(ctx context.Context, tx Tx, arg db.GatewayOriginCandidatesParams) ([]db.GatewayOriginCandidatesRow, error) {
+	if err := noNUL(arg.Platform, arg.ChatID, arg.ThreadID); err != nil {
+		var zero []db.GatewayOriginCandidatesRow
+		return zero, err
+	}
 	rows, err := p.q.GatewayOriginCandidates(ctx, tx.PG, pgdb.GatewayOriginCandidatesParams(arg))
 	return convertSlice(rows, func(r pgdb.GatewayOriginCandidatesRow) db.GatewayOriginCandidatesRow {
 		return db.GatewayOriginCandidatesRow(r)
@@ -155,22 +246,41 @@ func (p postgresQueries) GatewayOriginCandidates(ctx context.Context, tx Tx, arg
 }
 
 func (p postgresQueries) GatewayRecordPeer(ctx context.Context, tx Tx, arg db.GatewayRecordPeerParams) (int64, error) {
+	if err := noNUL(arg.SessionKey, arg.Source, arg.UserID, arg.ChatID, arg.ChatType, arg.ThreadID, arg.DisplayName, arg.OriginJSON, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.GatewayRecordPeer(ctx, tx.PG, pgdb.GatewayRecordPeerParams(arg))
 }
 
 func (p postgresQueries) GatewayRoutingDelete(ctx context.Context, tx Tx, arg db.GatewayRoutingDeleteParams) (int64, error) {
+	if err := noNUL(arg.Scope, arg.SessionKey); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.GatewayRoutingDelete(ctx, tx.PG, pgdb.GatewayRoutingDeleteParams(arg))
 }
 
 func (p postgresQueries) GatewayRoutingDeleteScope(ctx context.Context, tx Tx, scope string) (int64, error) {
+	if err := noNUL(scope); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.GatewayRoutingDeleteScope(ctx, tx.PG, scope)
 }
 
 func (p postgresQueries) GatewayRoutingInsert(ctx context.Context, tx Tx, arg db.GatewayRoutingInsertParams) error {
+	if err := noNUL(arg.Scope, arg.SessionKey, arg.EntryJSON); err != nil {
+		return err
+	}
 	return p.q.GatewayRoutingInsert(ctx, tx.PG, pgdb.GatewayRoutingInsertParams(arg))
 }
 
 func (p postgresQueries) GatewayRoutingLoad(ctx context.Context, tx Tx, scope string) ([]db.GatewayRoutingLoadRow, error) {
+	if err := noNUL(scope); err != nil {
+		var zero []db.GatewayRoutingLoadRow
+		return zero, err
+	}
 	rows, err := p.q.GatewayRoutingLoad(ctx, tx.PG, scope)
 	return convertSlice(rows, func(r pgdb.GatewayRoutingLoadRow) db.GatewayRoutingLoadRow {
 		return db.GatewayRoutingLoadRow(r)
@@ -178,10 +288,17 @@ func (p postgresQueries) GatewayRoutingLoad(ctx context.Context, tx Tx, scope st
 }
 
 func (p postgresQueries) GatewayRoutingUpsert(ctx context.Context, tx Tx, arg db.GatewayRoutingUpsertParams) error {
+	if err := noNUL(arg.Scope, arg.SessionKey, arg.EntryJSON); err != nil {
+		return err
+	}
 	return p.q.GatewayRoutingUpsert(ctx, tx.PG, pgdb.GatewayRoutingUpsertParams(arg))
 }
 
 func (p postgresQueries) GatewaySessionList(ctx context.Context, tx Tx, arg db.GatewaySessionListParams) ([]db.GatewaySessionListRow, error) {
+	if err := noNUL(arg.Platform); err != nil {
+		var zero []db.GatewaySessionListRow
+		return zero, err
+	}
 	rows, err := p.q.GatewaySessionList(ctx, tx.PG, pgdb.GatewaySessionListParams(arg))
 	return convertSlice(rows, func(r pgdb.GatewaySessionListRow) db.GatewaySessionListRow {
 		return convertGatewaySessionListRow(r)
@@ -189,22 +306,42 @@ func (p postgresQueries) GatewaySessionList(ctx context.Context, tx Tx, arg db.G
 }
 
 func (p postgresQueries) GatewaySetExpiryFinalized(ctx context.Context, tx Tx, arg db.GatewaySetExpiryFinalizedParams) (int64, error) {
+	if err := noNUL(arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.GatewaySetExpiryFinalized(ctx, tx.PG, pgdb.GatewaySetExpiryFinalizedParams(arg))
 }
 
 func (p postgresQueries) HandoffClaim(ctx context.Context, tx Tx, id string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.HandoffClaim(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) HandoffComplete(ctx context.Context, tx Tx, id string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.HandoffComplete(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) HandoffFail(ctx context.Context, tx Tx, arg db.HandoffFailParams) (int64, error) {
+	if err := noNUL(arg.Error, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.HandoffFail(ctx, tx.PG, pgdb.HandoffFailParams(arg))
 }
 
 func (p postgresQueries) HandoffGet(ctx context.Context, tx Tx, id string) (db.HandoffGetRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero db.HandoffGetRow
+		return zero, err
+	}
 	r, err := p.q.HandoffGet(ctx, tx.PG, id)
 	return db.HandoffGetRow(r), err
 }
@@ -217,6 +354,10 @@ func (p postgresQueries) HandoffListPending(ctx context.Context, tx Tx) ([]db.Se
 }
 
 func (p postgresQueries) HandoffRequest(ctx context.Context, tx Tx, arg db.HandoffRequestParams) (int64, error) {
+	if err := noNUL(arg.Platform, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.HandoffRequest(ctx, tx.PG, pgdb.HandoffRequestParams(arg))
 }
 
@@ -250,14 +391,26 @@ func (p postgresQueries) HealthOrphanMessages(ctx context.Context, tx Tx) (int64
 }
 
 func (p postgresQueries) ImportClosesCycle(ctx context.Context, tx Tx, arg db.ImportClosesCycleParams) (bool, error) {
+	if err := noNUL(arg.Child, arg.Parent); err != nil {
+		var zero bool
+		return zero, err
+	}
 	return p.q.ImportClosesCycle(ctx, tx.PG, pgdb.ImportClosesCycleParams(arg))
 }
 
 func (p postgresQueries) MessageActiveHead(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageActiveHead(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) MessageAfter(ctx context.Context, tx Tx, arg db.MessageAfterParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessageAfter(ctx, tx.PG, pgdb.MessageAfterParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -266,10 +419,18 @@ func (p postgresQueries) MessageAfter(ctx context.Context, tx Tx, arg db.Message
 }
 
 func (p postgresQueries) MessageArchiveActive(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageArchiveActive(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) MessageBookendEnd(ctx context.Context, tx Tx, arg db.MessageBookendEndParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessageBookendEnd(ctx, tx.PG, pgdb.MessageBookendEndParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -278,6 +439,10 @@ func (p postgresQueries) MessageBookendEnd(ctx context.Context, tx Tx, arg db.Me
 }
 
 func (p postgresQueries) MessageBookendStart(ctx context.Context, tx Tx, arg db.MessageBookendStartParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessageBookendStart(ctx, tx.PG, pgdb.MessageBookendStartParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -295,6 +460,10 @@ func (p postgresQueries) MessageContext(ctx context.Context, tx Tx, arg db.Messa
 }
 
 func (p postgresQueries) MessageConversation(ctx context.Context, tx Tx, arg db.MessageConversationParams) ([]db.MessageConversationRow, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.MessageConversationRow
+		return zero, err
+	}
 	rows, err := p.q.MessageConversation(ctx, tx.PG, pgdb.MessageConversationParams(arg))
 	return convertSlice(rows, func(r pgdb.MessageConversationRow) db.MessageConversationRow {
 		r.Content = decodeContent(r.Content)
@@ -307,22 +476,42 @@ func (p postgresQueries) MessageCount(ctx context.Context, tx Tx) (int64, error)
 }
 
 func (p postgresQueries) MessageCountBySession(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageCountBySession(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) MessageDeleteActive(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageDeleteActive(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) MessageDeleteBySession(ctx context.Context, tx Tx, sessionID string) (int64, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageDeleteBySession(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) MessageHasInactive(ctx context.Context, tx Tx, sessionID string) (bool, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero bool
+		return zero, err
+	}
 	return p.q.MessageHasInactive(ctx, tx.PG, sessionID)
 }
 
 func (p postgresQueries) MessageHasPlatformID(ctx context.Context, tx Tx, arg db.MessageHasPlatformIDParams) (bool, error) {
+	if err := noNUL(arg.SessionID, arg.PlatformMessageID); err != nil {
+		var zero bool
+		return zero, err
+	}
 	return p.q.MessageHasPlatformID(ctx, tx.PG, pgdb.MessageHasPlatformIDParams(arg))
 }
 
@@ -331,12 +520,20 @@ func (p postgresQueries) MessageIDsTaken(ctx context.Context, tx Tx, ids interfa
 }
 
 func (p postgresQueries) MessageInSession(ctx context.Context, tx Tx, arg db.MessageInSessionParams) (db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero db.Message
+		return zero, err
+	}
 	r, err := p.q.MessageInSession(ctx, tx.PG, pgdb.MessageInSessionParams(arg))
 	r.Content = decodeContent(r.Content)
 	return db.Message(r), err
 }
 
 func (p postgresQueries) MessageList(ctx context.Context, tx Tx, arg db.MessageListParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessageList(ctx, tx.PG, pgdb.MessageListParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -345,6 +542,10 @@ func (p postgresQueries) MessageList(ctx context.Context, tx Tx, arg db.MessageL
 }
 
 func (p postgresQueries) MessagePage(ctx context.Context, tx Tx, arg db.MessagePageParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessagePage(ctx, tx.PG, pgdb.MessagePageParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -353,6 +554,10 @@ func (p postgresQueries) MessagePage(ctx context.Context, tx Tx, arg db.MessageP
 }
 
 func (p postgresQueries) MessagePageAfter(ctx context.Context, tx Tx, arg db.MessagePageAfterParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessagePageAfter(ctx, tx.PG, pgdb.MessagePageAfterParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -361,6 +566,10 @@ func (p postgresQueries) MessagePageAfter(ctx context.Context, tx Tx, arg db.Mes
 }
 
 func (p postgresQueries) MessageRecentUser(ctx context.Context, tx Tx, arg db.MessageRecentUserParams) ([]db.MessageRecentUserRow, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.MessageRecentUserRow
+		return zero, err
+	}
 	rows, err := p.q.MessageRecentUser(ctx, tx.PG, pgdb.MessageRecentUserParams(arg))
 	return convertSlice(rows, func(r pgdb.MessageRecentUserRow) db.MessageRecentUserRow {
 		r.Content = decodeContent(r.Content)
@@ -369,10 +578,18 @@ func (p postgresQueries) MessageRecentUser(ctx context.Context, tx Tx, arg db.Me
 }
 
 func (p postgresQueries) MessageRestoreFrom(ctx context.Context, tx Tx, arg db.MessageRestoreFromParams) (int64, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageRestoreFrom(ctx, tx.PG, pgdb.MessageRestoreFromParams(arg))
 }
 
 func (p postgresQueries) MessageRewindFrom(ctx context.Context, tx Tx, arg db.MessageRewindFromParams) (int64, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.MessageRewindFrom(ctx, tx.PG, pgdb.MessageRewindFromParams(arg))
 }
 
@@ -381,6 +598,10 @@ func (p postgresQueries) MessageSearchText(ctx context.Context, tx Tx, id int64)
 }
 
 func (p postgresQueries) MessageUpTo(ctx context.Context, tx Tx, arg db.MessageUpToParams) ([]db.Message, error) {
+	if err := noNUL(arg.SessionID); err != nil {
+		var zero []db.Message
+		return zero, err
+	}
 	rows, err := p.q.MessageUpTo(ctx, tx.PG, pgdb.MessageUpToParams(arg))
 	return convertSlice(rows, func(r pgdb.Message) db.Message {
 		r.Content = decodeContent(r.Content)
@@ -389,14 +610,26 @@ func (p postgresQueries) MessageUpTo(ctx context.Context, tx Tx, arg db.MessageU
 }
 
 func (p postgresQueries) SessionAddMessageCounts(ctx context.Context, tx Tx, arg db.SessionAddMessageCountsParams) (int64, error) {
+	if err := noNUL(arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionAddMessageCounts(ctx, tx.PG, pgdb.SessionAddMessageCountsParams(arg))
 }
 
 func (p postgresQueries) SessionAddTokens(ctx context.Context, tx Tx, arg db.SessionAddTokensParams) (int64, error) {
+	if err := noNUL(arg.CostStatus, arg.CostSource, arg.PricingVersion, arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode, arg.Model, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionAddTokens(ctx, tx.PG, pgdb.SessionAddTokensParams(arg))
 }
 
 func (p postgresQueries) SessionAncestors(ctx context.Context, tx Tx, id string) ([]db.SessionAncestorsRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero []db.SessionAncestorsRow
+		return zero, err
+	}
 	rows, err := p.q.SessionAncestors(ctx, tx.PG, id)
 	return convertSlice(rows, func(r pgdb.SessionAncestorsRow) db.SessionAncestorsRow {
 		return db.SessionAncestorsRow(r)
@@ -404,14 +637,26 @@ func (p postgresQueries) SessionAncestors(ctx context.Context, tx Tx, id string)
 }
 
 func (p postgresQueries) SessionArchiveLineage(ctx context.Context, tx Tx, id string) ([]string, error) {
+	if err := noNUL(id); err != nil {
+		var zero []string
+		return zero, err
+	}
 	return p.q.SessionArchiveLineage(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionBackfillRepoRoot(ctx context.Context, tx Tx, arg db.SessionBackfillRepoRootParams) (int64, error) {
+	if err := noNUL(arg.GitRepoRoot, arg.Cwd); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionBackfillRepoRoot(ctx, tx.PG, pgdb.SessionBackfillRepoRootParams(arg))
 }
 
 func (p postgresQueries) SessionBrowse(ctx context.Context, tx Tx, arg db.SessionBrowseParams) ([]db.SessionBrowseRow, error) {
+	if err := noNUL(arg.Source); err != nil {
+		var zero []db.SessionBrowseRow
+		return zero, err
+	}
 	rows, err := p.q.SessionBrowse(ctx, tx.PG, pgdb.SessionBrowseParams(arg))
 	return convertSlice(rows, func(r pgdb.SessionBrowseRow) db.SessionBrowseRow {
 		return convertSessionBrowseRow(r)
@@ -419,14 +664,26 @@ func (p postgresQueries) SessionBrowse(ctx context.Context, tx Tx, arg db.Sessio
 }
 
 func (p postgresQueries) SessionBumpRewindCount(ctx context.Context, tx Tx, id string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionBumpRewindCount(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionCompressionAncestors(ctx context.Context, tx Tx, id string) ([]string, error) {
+	if err := noNUL(id); err != nil {
+		var zero []string
+		return zero, err
+	}
 	return p.q.SessionCompressionAncestors(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionCompressionWalk(ctx context.Context, tx Tx, id string) ([]string, error) {
+	if err := noNUL(id); err != nil {
+		var zero []string
+		return zero, err
+	}
 	return p.q.SessionCompressionWalk(ctx, tx.PG, id)
 }
 
@@ -435,19 +692,35 @@ func (p postgresQueries) SessionCountEmpty(ctx context.Context, tx Tx) (int64, e
 }
 
 func (p postgresQueries) SessionCountListed(ctx context.Context, tx Tx, arg db.SessionCountListedParams) (int64, error) {
+	if err := noNUL(arg.Source, arg.ExcludeSources, arg.CwdPrefix, arg.CwdLikeSlash, arg.CwdLikeBackslash); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionCountListed(ctx, tx.PG, pgdb.SessionCountListedParams(arg))
 }
 
 func (p postgresQueries) SessionCounters(ctx context.Context, tx Tx, id string) (db.SessionCountersRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero db.SessionCountersRow
+		return zero, err
+	}
 	r, err := p.q.SessionCounters(ctx, tx.PG, id)
 	return db.SessionCountersRow(r), err
 }
 
 func (p postgresQueries) SessionCreate(ctx context.Context, tx Tx, arg db.SessionCreateParams) (int64, error) {
+	if err := noNUL(arg.ID, arg.Source, arg.UserID, arg.SessionKey, arg.ChatID, arg.ChatType, arg.ThreadID, arg.Model, arg.ModelConfig, arg.SystemPrompt, arg.ParentSessionID, arg.Cwd); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionCreate(ctx, tx.PG, pgdb.SessionCreateParams(arg))
 }
 
 func (p postgresQueries) SessionCronRuns(ctx context.Context, tx Tx, arg db.SessionCronRunsParams) ([]db.SessionCronRunsRow, error) {
+	if err := noNUL(arg.IDFrom, arg.IDTo); err != nil {
+		var zero []db.SessionCronRunsRow
+		return zero, err
+	}
 	rows, err := p.q.SessionCronRuns(ctx, tx.PG, pgdb.SessionCronRunsParams(arg))
 	return convertSlice(rows, func(r pgdb.SessionCronRunsRow) db.SessionCronRunsRow {
 		return convertSessionCronRunsRow(r)
@@ -462,14 +735,26 @@ func (p postgresQueries) SessionDelegateTags(ctx context.Context, tx Tx) ([]db.S
 }
 
 func (p postgresQueries) SessionDelete(ctx context.Context, tx Tx, id string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionDelete(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionDeleteIfEmpty(ctx context.Context, tx Tx, id string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionDeleteIfEmpty(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionDescendants(ctx context.Context, tx Tx, id string) ([]db.SessionDescendantsRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero []db.SessionDescendantsRow
+		return zero, err
+	}
 	rows, err := p.q.SessionDescendants(ctx, tx.PG, id)
 	return convertSlice(rows, func(r pgdb.SessionDescendantsRow) db.SessionDescendantsRow {
 		return db.SessionDescendantsRow(r)
@@ -488,10 +773,18 @@ func (p postgresQueries) SessionEmptyIDs(ctx context.Context, tx Tx) ([]string, 
 }
 
 func (p postgresQueries) SessionEnd(ctx context.Context, tx Tx, arg db.SessionEndParams) (int64, error) {
+	if err := noNUL(arg.EndReason, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionEnd(ctx, tx.PG, pgdb.SessionEndParams(arg))
 }
 
 func (p postgresQueries) SessionExists(ctx context.Context, tx Tx, id string) (bool, error) {
+	if err := noNUL(id); err != nil {
+		var zero bool
+		return zero, err
+	}
 	return p.q.SessionExists(ctx, tx.PG, id)
 }
 
@@ -500,16 +793,28 @@ func (p postgresQueries) SessionFinalizeOrphanedCompression(ctx context.Context,
 }
 
 func (p postgresQueries) SessionGet(ctx context.Context, tx Tx, id string) (db.Session, error) {
+	if err := noNUL(id); err != nil {
+		var zero db.Session
+		return zero, err
+	}
 	r, err := p.q.SessionGet(ctx, tx.PG, id)
 	return db.Session(r), err
 }
 
 func (p postgresQueries) SessionGetByTitle(ctx context.Context, tx Tx, title *string) (db.Session, error) {
+	if err := noNUL(title); err != nil {
+		var zero db.Session
+		return zero, err
+	}
 	r, err := p.q.SessionGetByTitle(ctx, tx.PG, title)
 	return db.Session(r), err
 }
 
 func (p postgresQueries) SessionGetTitle(ctx context.Context, tx Tx, id string) (*string, error) {
+	if err := noNUL(id); err != nil {
+		var zero *string
+		return zero, err
+	}
 	return p.q.SessionGetTitle(ctx, tx.PG, id)
 }
 
@@ -518,10 +823,16 @@ func (p postgresQueries) SessionGhostIDs(ctx context.Context, tx Tx, cutoff floa
 }
 
 func (p postgresQueries) SessionImport(ctx context.Context, tx Tx, arg db.SessionImportParams) error {
+	if err := noNUL(arg.ID, arg.Source, arg.UserID, arg.SessionKey, arg.ChatID, arg.ChatType, arg.ThreadID, arg.DisplayName, arg.OriginJSON, arg.Model, arg.ModelConfig, arg.SystemPrompt, arg.ParentSessionID, arg.EndReason, arg.Cwd, arg.GitBranch, arg.GitRepoRoot, arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode, arg.CostStatus, arg.CostSource, arg.PricingVersion, arg.Title, arg.HandoffState, arg.HandoffPlatform, arg.HandoffError, arg.CompressionFailureError); err != nil {
+		return err
+	}
 	return p.q.SessionImport(ctx, tx.PG, pgdb.SessionImportParams(arg))
 }
 
 func (p postgresQueries) SessionImportRecount(ctx context.Context, tx Tx, id string) error {
+	if err := noNUL(id); err != nil {
+		return err
+	}
 	return p.q.SessionImportRecount(ctx, tx.PG, id)
 }
 
@@ -530,18 +841,34 @@ func (p postgresQueries) SessionIsCompressionAncestor(ctx context.Context, tx Tx
 }
 
 func (p postgresQueries) SessionLastActive(ctx context.Context, tx Tx, id string) (sqlnum.Real, error) {
+	if err := noNUL(id); err != nil {
+		var zero sqlnum.Real
+		return zero, err
+	}
 	return p.q.SessionLastActive(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionLatestTitleVariant(ctx context.Context, tx Tx, pattern *string) (string, error) {
+	if err := noNUL(pattern); err != nil {
+		var zero string
+		return zero, err
+	}
 	return p.q.SessionLatestTitleVariant(ctx, tx.PG, pattern)
 }
 
 func (p postgresQueries) SessionLineageTitles(ctx context.Context, tx Tx, arg db.SessionLineageTitlesParams) ([]string, error) {
+	if err := noNUL(arg.Base, arg.Pattern); err != nil {
+		var zero []string
+		return zero, err
+	}
 	return p.q.SessionLineageTitles(ctx, tx.PG, pgdb.SessionLineageTitlesParams(arg))
 }
 
 func (p postgresQueries) SessionListRich(ctx context.Context, tx Tx, arg db.SessionListRichParams) ([]db.SessionListRichRow, error) {
+	if err := noNUL(arg.Source, arg.ExcludeSources, arg.CwdPrefix, arg.CwdLikeSlash, arg.CwdLikeBackslash); err != nil {
+		var zero []db.SessionListRichRow
+		return zero, err
+	}
 	rows, err := p.q.SessionListRich(ctx, tx.PG, pgdb.SessionListRichParams(arg))
 	return convertSlice(rows, func(r pgdb.SessionListRichRow) db.SessionListRichRow {
 		return convertSessionListRichRow(r)
@@ -553,22 +880,42 @@ func (p postgresQueries) SessionListRichChain(ctx context.Context, tx Tx, arg db
 }
 
 func (p postgresQueries) SessionOrphanChildren(ctx context.Context, tx Tx, id *string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionOrphanChildren(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionPruneCandidates(ctx context.Context, tx Tx, arg db.SessionPruneCandidatesParams) ([]string, error) {
+	if err := noNUL(arg.Source, arg.TitleLike, arg.EndReason, arg.CwdExact, arg.CwdSlash, arg.CwdBackslash, arg.ModelLike, arg.Provider, arg.UserID, arg.ChatID, arg.ChatType, arg.BranchLike); err != nil {
+		var zero []string
+		return zero, err
+	}
 	return p.q.SessionPruneCandidates(ctx, tx.PG, pgdb.SessionPruneCandidatesParams(arg))
 }
 
 func (p postgresQueries) SessionReopen(ctx context.Context, tx Tx, id string) (int64, error) {
+	if err := noNUL(id); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionReopen(ctx, tx.PG, id)
 }
 
 func (p postgresQueries) SessionResolvePrefix(ctx context.Context, tx Tx, pattern string) ([]string, error) {
+	if err := noNUL(pattern); err != nil {
+		var zero []string
+		return zero, err
+	}
 	return p.q.SessionResolvePrefix(ctx, tx.PG, pattern)
 }
 
 func (p postgresQueries) SessionResumeWalk(ctx context.Context, tx Tx, id string) ([]db.SessionResumeWalkRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero []db.SessionResumeWalkRow
+		return zero, err
+	}
 	rows, err := p.q.SessionResumeWalk(ctx, tx.PG, id)
 	return convertSlice(rows, func(r pgdb.SessionResumeWalkRow) db.SessionResumeWalkRow {
 		return db.SessionResumeWalkRow(r)
@@ -576,6 +923,10 @@ func (p postgresQueries) SessionResumeWalk(ctx context.Context, tx Tx, id string
 }
 
 func (p postgresQueries) SessionRichRow(ctx context.Context, tx Tx, id string) (db.SessionRichRowRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero db.SessionRichRowRow
+		return zero, err
+	}
 	r, err := p.q.SessionRichRow(ctx, tx.PG, id)
 	return convertSessionRichRowRow(r), err
 }
@@ -588,51 +939,99 @@ func (p postgresQueries) SessionRichRowsByRowID(ctx context.Context, tx Tx, rowI
 }
 
 func (p postgresQueries) SessionRoute(ctx context.Context, tx Tx, id string) (db.SessionRouteRow, error) {
+	if err := noNUL(id); err != nil {
+		var zero db.SessionRouteRow
+		return zero, err
+	}
 	r, err := p.q.SessionRoute(ctx, tx.PG, id)
 	return db.SessionRouteRow(r), err
 }
 
 func (p postgresQueries) SessionSetArchived(ctx context.Context, tx Tx, arg db.SessionSetArchivedParams) (int64, error) {
+	if err := noNUL(arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetArchived(ctx, tx.PG, pgdb.SessionSetArchivedParams(arg))
 }
 
 func (p postgresQueries) SessionSetBillingRoute(ctx context.Context, tx Tx, arg db.SessionSetBillingRouteParams) (int64, error) {
+	if err := noNUL(arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetBillingRoute(ctx, tx.PG, pgdb.SessionSetBillingRouteParams(arg))
 }
 
 func (p postgresQueries) SessionSetCwd(ctx context.Context, tx Tx, arg db.SessionSetCwdParams) (int64, error) {
+	if err := noNUL(arg.Cwd, arg.GitBranch, arg.GitRepoRoot, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetCwd(ctx, tx.PG, pgdb.SessionSetCwdParams(arg))
 }
 
 func (p postgresQueries) SessionSetMessageCounts(ctx context.Context, tx Tx, arg db.SessionSetMessageCountsParams) (int64, error) {
+	if err := noNUL(arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetMessageCounts(ctx, tx.PG, pgdb.SessionSetMessageCountsParams(arg))
 }
 
 func (p postgresQueries) SessionSetMeta(ctx context.Context, tx Tx, arg db.SessionSetMetaParams) (int64, error) {
+	if err := noNUL(arg.ModelConfig, arg.Model, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetMeta(ctx, tx.PG, pgdb.SessionSetMetaParams(arg))
 }
 
 func (p postgresQueries) SessionSetModel(ctx context.Context, tx Tx, arg db.SessionSetModelParams) (int64, error) {
+	if err := noNUL(arg.Model, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetModel(ctx, tx.PG, pgdb.SessionSetModelParams(arg))
 }
 
 func (p postgresQueries) SessionSetParent(ctx context.Context, tx Tx, arg db.SessionSetParentParams) (int64, error) {
+	if err := noNUL(arg.ParentSessionID, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetParent(ctx, tx.PG, pgdb.SessionSetParentParams(arg))
 }
 
 func (p postgresQueries) SessionSetRoute(ctx context.Context, tx Tx, arg db.SessionSetRouteParams) (int64, error) {
+	if err := noNUL(arg.Model, arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetRoute(ctx, tx.PG, pgdb.SessionSetRouteParams(arg))
 }
 
 func (p postgresQueries) SessionSetTitle(ctx context.Context, tx Tx, arg db.SessionSetTitleParams) (int64, error) {
+	if err := noNUL(arg.Title, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetTitle(ctx, tx.PG, pgdb.SessionSetTitleParams(arg))
 }
 
 func (p postgresQueries) SessionSetTokens(ctx context.Context, tx Tx, arg db.SessionSetTokensParams) (int64, error) {
+	if err := noNUL(arg.CostStatus, arg.CostSource, arg.PricingVersion, arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode, arg.Model, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionSetTokens(ctx, tx.PG, pgdb.SessionSetTokensParams(arg))
 }
 
 func (p postgresQueries) SessionTitleOwner(ctx context.Context, tx Tx, arg db.SessionTitleOwnerParams) (string, error) {
+	if err := noNUL(arg.Title, arg.ID); err != nil {
+		var zero string
+		return zero, err
+	}
 	return p.q.SessionTitleOwner(ctx, tx.PG, pgdb.SessionTitleOwnerParams(arg))
 }
 
@@ -658,22 +1057,40 @@ func (p postgresQueries) SessionTopByTokens(ctx context.Context, tx Tx, limit in
 }
 
 func (p postgresQueries) SessionUpdateSystemPrompt(ctx context.Context, tx Tx, arg db.SessionUpdateSystemPromptParams) (int64, error) {
+	if err := noNUL(arg.SystemPrompt, arg.ID); err != nil {
+		var zero int64
+		return zero, err
+	}
 	return p.q.SessionUpdateSystemPrompt(ctx, tx.PG, pgdb.SessionUpdateSystemPromptParams(arg))
 }
 
 func (p postgresQueries) SessionUpsert(ctx context.Context, tx Tx, arg db.SessionUpsertParams) error {
+	if err := noNUL(arg.ID, arg.Source, arg.UserID, arg.SessionKey, arg.ChatID, arg.ChatType, arg.ThreadID, arg.Model, arg.ModelConfig, arg.SystemPrompt, arg.ParentSessionID, arg.Cwd); err != nil {
+		return err
+	}
 	return p.q.SessionUpsert(ctx, tx.PG, pgdb.SessionUpsertParams(arg))
 }
 
 func (p postgresQueries) StateMetaGet(ctx context.Context, tx Tx, key string) (*string, error) {
+	if err := noNUL(key); err != nil {
+		var zero *string
+		return zero, err
+	}
 	return p.q.StateMetaGet(ctx, tx.PG, key)
 }
 
 func (p postgresQueries) StateMetaSet(ctx context.Context, tx Tx, arg db.StateMetaSetParams) error {
+	if err := noNUL(arg.Key, arg.Value); err != nil {
+		return err
+	}
 	return p.q.StateMetaSet(ctx, tx.PG, pgdb.StateMetaSetParams(arg))
 }
 
 func (p postgresQueries) UsageByModel(ctx context.Context, tx Tx, arg db.UsageByModelParams) ([]db.UsageByModelRow, error) {
+	if err := noNUL(arg.Source); err != nil {
+		var zero []db.UsageByModelRow
+		return zero, err
+	}
 	rows, err := p.q.UsageByModel(ctx, tx.PG, pgdb.UsageByModelParams(arg))
 	return convertSlice(rows, func(r pgdb.UsageByModelRow) db.UsageByModelRow {
 		return db.UsageByModelRow(r)
@@ -681,11 +1098,19 @@ func (p postgresQueries) UsageByModel(ctx context.Context, tx Tx, arg db.UsageBy
 }
 
 func (p postgresQueries) UsageCounters(ctx context.Context, tx Tx, arg db.UsageCountersParams) (db.UsageCountersRow, error) {
+	if err := noNUL(arg.SessionID, arg.Model, arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode); err != nil {
+		var zero db.UsageCountersRow
+		return zero, err
+	}
 	r, err := p.q.UsageCounters(ctx, tx.PG, pgdb.UsageCountersParams(arg))
 	return db.UsageCountersRow(r), err
 }
 
 func (p postgresQueries) UsageOfSession(ctx context.Context, tx Tx, sessionID string) ([]db.SessionModelUsage, error) {
+	if err := noNUL(sessionID); err != nil {
+		var zero []db.SessionModelUsage
+		return zero, err
+	}
 	rows, err := p.q.UsageOfSession(ctx, tx.PG, sessionID)
 	return convertSlice(rows, func(r pgdb.SessionModelUsage) db.SessionModelUsage {
 		return db.SessionModelUsage(r)
@@ -693,6 +1118,9 @@ func (p postgresQueries) UsageOfSession(ctx context.Context, tx Tx, sessionID st
 }
 
 func (p postgresQueries) UsageRecord(ctx context.Context, tx Tx, arg db.UsageRecordParams) error {
+	if err := noNUL(arg.SessionID, arg.Model, arg.BillingProvider, arg.BillingBaseURL, arg.BillingMode, arg.CostStatus, arg.CostSource); err != nil {
+		return err
+	}
 	return p.q.UsageRecord(ctx, tx.PG, pgdb.UsageRecordParams(arg))
 }
 

@@ -18,6 +18,11 @@ import (
 func (p postgresQueries) MessageInsert(ctx context.Context, tx Tx, arg db.MessageInsertParams) (int64, error) {
 	pa := pgdb.MessageInsertParams(arg)
 	pa.Content = encodeContent(pa.Content)
+	if err := noNUL(messageTexts(pa.SessionID, pa.Role, pa.Content, pa.ToolCallID, pa.ToolCalls, pa.ToolName,
+		pa.EffectDisposition, pa.FinishReason, pa.Reasoning, pa.ReasoningContent, pa.ReasoningDetails,
+		pa.CodexReasoningItems, pa.CodexMessageItems, pa.PlatformMessageID)...); err != nil {
+		return 0, err
+	}
 	id, err := p.q.MessageInsert(ctx, tx.PG, pa)
 	if err != nil {
 		return 0, err
@@ -32,6 +37,11 @@ func (p postgresQueries) MessageInsert(ctx context.Context, tx Tx, arg db.Messag
 func (p postgresQueries) MessageImport(ctx context.Context, tx Tx, arg db.MessageImportParams) error {
 	pa := pgdb.MessageImportParams(arg)
 	pa.Content = encodeContent(pa.Content)
+	if err := noNUL(messageTexts(pa.SessionID, pa.Role, pa.Content, pa.ToolCallID, pa.ToolCalls, pa.ToolName,
+		pa.EffectDisposition, pa.FinishReason, pa.Reasoning, pa.ReasoningContent, pa.ReasoningDetails,
+		pa.CodexReasoningItems, pa.CodexMessageItems, pa.PlatformMessageID)...); err != nil {
+		return err
+	}
 	id, err := p.q.MessageImport(ctx, tx.PG, pa)
 	if err != nil {
 		return err
@@ -40,4 +50,13 @@ func (p postgresQueries) MessageImport(ctx context.Context, tx Tx, arg db.Messag
 		return err
 	}
 	return p.q.EngineAdvanceMessageID(ctx, tx.PG, id)
+}
+
+// messageTexts is a message's text columns as noNUL takes them.
+func messageTexts(sessionID, role string, texts ...*string) []any {
+	out := []any{sessionID, role}
+	for _, t := range texts {
+		out = append(out, t)
+	}
+	return out
 }

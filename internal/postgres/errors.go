@@ -55,11 +55,20 @@ func IsUnique(err error) bool {
 }
 
 // IsConnectionLost reports whether err is the server ending the session
-// under a statement (SQLSTATE class 08, or 57P01 at a shutdown), as
-// opposed to refusing the statement.
+// under a statement (the connection failures of class 08, or the server
+// shutting down: 57P01, 57P02, 57P03), as opposed to refusing the
+// statement. A protocol violation (08P01) is a refusal: the same bytes
+// would be refused again.
 func IsConnectionLost(err error) bool {
 	code, _, ok := Code(err)
-	return ok && (len(code) == 5 && code[:2] == "08" || code == AdminShutdown)
+	if !ok {
+		return false
+	}
+	switch code {
+	case "08000", "08001", "08003", "08004", "08006", AdminShutdown, "57P02", "57P03":
+		return true
+	}
+	return false
 }
 
 // Classify wraps err with the store sentinel its SQLSTATE maps to

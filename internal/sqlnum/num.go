@@ -92,7 +92,10 @@ func (r Real) Value() (driver.Value, error) {
 	switch {
 	case r.Stored != nil:
 		return storedValue(r.Stored)
-	case !r.Valid:
+	case !r.Valid, math.IsNaN(r.Float64):
+		// A NaN binds as NULL: what SQLite stores for one
+		// (sqlite3_bind_double), and so what PostgreSQL, whose double
+		// precision would keep it, is given too.
 		return nil, nil
 	}
 	return r.Float64, nil

@@ -209,13 +209,16 @@ ORDER BY id LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 -- MessageBookendStart reads the first messages of a session before id
 -- whose content has a length, of the roles in the JSON array roles unless
 -- all_roles, oldest first, at most limit. On SQLite length() stops at a
--- NUL, so content starting with one never qualifies: PostgreSQL text holds
--- no NUL, so length() is the whole text here.
+-- NUL, so content starting with one (structured content) never qualifies.
+-- PostgreSQL text holds no NUL: the engine stores that leading U+0000 as
+-- U+0001, and a content really starting with U+0001 with it doubled
+-- (internal/backend's content encoding), so a single leading U+0001 is
+-- what SQLite's leading NUL is.
 -- name: MessageBookendStart :many
 SELECT * FROM messages
 WHERE session_id = @session_id AND id < @id
   AND (@all_roles::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST(sqlc.arg('roles') AS unknown) AS text)::jsonb)))
-  AND length(content) > 0
+  AND length(content) > 0 AND (left(content, 1) <> chr(1) OR left(content, 2) = chr(1) || chr(1))
 ORDER BY id LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- MessageBookendEnd is MessageBookendStart at the session's end: the last
@@ -224,7 +227,7 @@ ORDER BY id LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 SELECT * FROM messages
 WHERE session_id = @session_id AND id > @id
   AND (@all_roles::bigint <> 0 OR role IN (SELECT value FROM jsonb_array_elements_text(CAST(CAST(sqlc.arg('roles') AS unknown) AS text)::jsonb)))
-  AND length(content) > 0
+  AND length(content) > 0 AND (left(content, 1) <> chr(1) OR left(content, 2) = chr(1) || chr(1))
 ORDER BY id DESC LIMIT NULLIF(GREATEST(sqlc.arg('limit')::bigint, -1), -1);
 
 -- ExportCount counts the sessions an export of every session (source

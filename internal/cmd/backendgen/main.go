@@ -313,6 +313,14 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 			}
 			args = append(args, arg)
 		}
+		if texts := textArgs(m, sq); len(texts) > 0 {
+			fmt.Fprintf(&b, "\tif err := noNUL(%s); err != nil {\n", strings.Join(texts, ", "))
+			if len(m.results) == 1 {
+				b.WriteString("\t\treturn err\n\t}\n")
+			} else {
+				fmt.Fprintf(&b, "\t\tvar zero %s\n\t\treturn zero, err\n\t}\n", qualify(m.results[0], sq.structs, "db."))
+			}
+		}
 		call := fmt.Sprintf("p.q.%s(ctx, tx.PG", m.name)
 		for _, a := range args {
 			call += ", " + a
@@ -419,5 +427,29 @@ func sortedKeys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// textArgs returns the expressions of m's text arguments (string and
+// *string parameters, and such fields of a struct parameter, as the
+// adapter names them), which noNUL checks before PostgreSQL sees them.
+func textArgs(m method, sq *pkg) []string {
+	var out []string
+	for _, par := range m.params {
+		switch {
+		case par.typ == "string" || par.typ == "*string":
+			out = append(out, par.name)
+		case sq.structs[par.typ]:
+			prefix := par.name + "."
+			if sq.fields[par.typ]["Content"] == "*string" {
+				prefix = "pa." // the encoded content: its leading U+0000 is no NUL any more
+			}
+			for _, f := range sq.order[par.typ] {
+				if t := sq.fields[par.typ][f]; t == "string" || t == "*string" {
+					out = append(out, prefix+f)
+				}
+			}
+		}
+	}
 	return out
 }
