@@ -46,6 +46,8 @@ var descriptorAllowed = []allowedUse{
 		"code generator: reads its own earlier output (internal/backend/*_gen.go) for -check; no database"},
 	{"internal/cmd/backendgen/main.go", "main", "os.WriteFile",
 		"code generator: writes Go source (internal/backend/*_gen.go); no database"},
+	{"fts/internal/unicode61gen/main.go", "main", "os.WriteFile",
+		"code generator: writes Go source (fts's unicode61 tables); its only database is in memory"},
 	{"internal/cmd/schemadump/main.go", "run", "os.WriteFile",
 		"writes the schema dump (schema/schema.sql), a text file; the command's only database is in memory"},
 	{"internal/dbtest/dbtest.go", "CopyFixture", "os.ReadFile",

@@ -26,3 +26,60 @@ func (q *Queries) EngineAdvanceMessageID(ctx context.Context, db DBTX, id int64)
 	_, err := db.Exec(ctx, engineAdvanceMessageID, id)
 	return err
 }
+
+const engineMessagesToIndex = `-- name: EngineMessagesToIndex :many
+SELECT id, content, tool_name, tool_calls FROM messages
+WHERE id > $1::bigint ORDER BY id LIMIT $2::bigint
+`
+
+type EngineMessagesToIndexParams struct {
+	After int64
+	Batch int64
+}
+
+type EngineMessagesToIndexRow struct {
+	ID        int64
+	Content   *string
+	ToolName  *string
+	ToolCalls *string
+}
+
+// EngineMessagesToIndex reads the next batch of messages after id after,
+// in id order, with the columns their search row is made of, for
+// RebuildSearchIndex (batches: one connection carries one result at a
+// time, and the rows are written between batches).
+func (q *Queries) EngineMessagesToIndex(ctx context.Context, db DBTX, arg EngineMessagesToIndexParams) ([]EngineMessagesToIndexRow, error) {
+	rows, err := db.Query(ctx, engineMessagesToIndex, arg.After, arg.Batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EngineMessagesToIndexRow{}
+	for rows.Next() {
+		var i EngineMessagesToIndexRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Content,
+			&i.ToolName,
+			&i.ToolCalls,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const engineSearchIndexClear = `-- name: EngineSearchIndexClear :exec
+DELETE FROM messages_search
+`
+
+// EngineSearchIndexClear empties messages_search, the first step of
+// rebuilding it (RebuildSearchIndex).
+func (q *Queries) EngineSearchIndexClear(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, engineSearchIndexClear)
+	return err
+}

@@ -21,6 +21,7 @@ type Locks interface {
 type Backend interface {
 	Queries
 	Locks
+	Maintenance
 }
 
 func (sqliteQueries) LockSession(context.Context, Tx, string) error { return nil }
