@@ -38,6 +38,21 @@ COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching
 
 
 --
+-- Name: hermes_add(double precision, double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hermes_add(a double precision, b double precision) RETURNS double precision
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT CASE
+        WHEN a > 0 AND b > 0 AND a > 1.7976931348623157e308::float8 - b THEN 'Infinity'::float8
+        WHEN a < 0 AND b < 0 AND a < -1.7976931348623157e308::float8 - b THEN '-Infinity'::float8
+        ELSE a + b
+    END
+$$;
+
+
+--
 -- Name: hermes_json_or_null(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -71,9 +86,9 @@ $$;
 CREATE FUNCTION public.hermes_total_step(state double precision[], x double precision) RETURNS double precision[]
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS $$
-    SELECT ARRAY[t, state[2] + CASE WHEN abs(state[1]) > abs(x)
-        THEN (state[1] - t) + x ELSE (x - t) + state[1] END]
-    FROM (SELECT state[1] + x AS t) s
+    SELECT ARRAY[t, hermes_add(state[2], CASE WHEN abs(state[1]) > abs(x)
+        THEN (state[1] - t) + x ELSE (x - t) + state[1] END)]
+    FROM (SELECT hermes_add(state[1], x) AS t) s
 $$;
 
 
