@@ -3,12 +3,10 @@ package store
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/hermesstate/hermesstate/migrations"
 	pgmigrations "github.com/hermesstate/hermesstate/migrations/postgres"
 )
 
@@ -65,15 +63,5 @@ func (s *Store) preparePostgres(ctx context.Context) error {
 		return err
 	}
 	res, err := m.Up(ctx)
-	if errors.Is(err, migrations.ErrNewerSchema) {
-		return newerSchemaError(res.From)
-	}
-	if err != nil {
-		return err
-	}
-	if res.From != res.To {
-		s.log.InfoContext(ctx, "migrated", slog.Int64("from", res.From), slog.Int64("to", res.To),
-			slog.Duration("duration", res.Duration))
-	}
-	return nil
+	return s.migrated(ctx, res, err)
 }

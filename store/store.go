@@ -235,8 +235,14 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	res, err := m.Up(ctx)
+	return s.migrated(ctx, res, err)
+}
+
+// migrated reports the outcome of an Up on either engine: ErrNewerSchema
+// as Open's error (a newer build migrated the database after Open looked),
+// another failure as it is, a change of version in the log.
+func (s *Store) migrated(ctx context.Context, res migrations.UpResult, err error) error {
 	if errors.Is(err, migrations.ErrNewerSchema) {
-		// A newer Hermes upgraded the file after checkNewer looked.
 		return newerSchemaError(res.From)
 	}
 	if err != nil {

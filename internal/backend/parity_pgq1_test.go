@@ -284,7 +284,7 @@ type pair1 struct {
 
 func newPair1(t *testing.T, mode pgx.QueryExecMode) *pair1 {
 	t.Helper()
-	pg := newPG1(t, mode)
+	pg := newPG(t, mode)
 	ctx := context.Background()
 	w, err := sqlite.OpenWriter(ctx, filepath.Join(t.TempDir(), "state.db"), sqlite.Config{Retry: sqlite.DefaultRetry()})
 	if err != nil {

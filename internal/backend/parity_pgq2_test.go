@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hermesstate/hermesstate/db"
 	pgdb "github.com/hermesstate/hermesstate/db/postgres"
@@ -735,7 +736,7 @@ func TestPGQ2Health(t *testing.T) {
 // TestPGQ2JSONOrNull checks hermes_json_or_null: the jsonb of JSON text,
 // NULL (never an error) for text jsonb refuses, and NULL for NULL.
 func TestPGQ2JSONOrNull(t *testing.T) {
-	conn := newPG2(t)
+	conn := newPG(t, pgx.QueryExecModeCacheStatement)
 	ctx := context.Background()
 	for in, want := range map[string]string{
 		`{"a": [1, "x"]}`: `{"a": [1, "x"]}`,

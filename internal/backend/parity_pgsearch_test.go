@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hermesstate/hermesstate/db"
@@ -162,8 +163,8 @@ func twinS[T any](t *testing.T, name string, sq func() (T, error), pq func() (T,
 // the same order, writes included, and compares the answers.
 func TestMessageQueriesParityPGSearch(t *testing.T) {
 	ctx := context.Background()
-	pc := newPGS(t)
-	sf := newSQLiteS(t)
+	pc := newPG(t, pgx.QueryExecModeCacheStatement)
+	sf := newSQLite(t)
 	sq, pq := db.New(), pgdb.New()
 
 	// Hand-written on both engines: the sessions the messages belong to
@@ -395,8 +396,8 @@ func TestMessageQueriesParityPGSearch(t *testing.T) {
 // the write with the store's ErrInvalidText (and classifies 22021 so too).
 func TestMessageNULPGSearch(t *testing.T) {
 	ctx := context.Background()
-	pc := newPGS(t)
-	sf := newSQLiteS(t)
+	pc := newPG(t, pgx.QueryExecModeCacheStatement)
+	sf := newSQLite(t)
 	// Hand-written: the session the message belongs to.
 	const ins = "INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)"
 	if _, err := pc.Exec(ctx, ins); err != nil {
