@@ -53,6 +53,21 @@ $$;
 
 
 --
+-- Name: hermes_content(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hermes_content(c text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT CASE
+        WHEN left(c, 2) = chr(1) || chr(1) THEN substr(c, 2)
+        WHEN left(c, 1) = chr(1) THEN ''
+        ELSE c
+    END
+$$;
+
+
+--
 -- Name: hermes_json_or_null(text); Type: FUNCTION; Schema: public; Owner: -
 --
 

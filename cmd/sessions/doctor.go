@@ -138,15 +138,27 @@ func printHealth(e *env, r doctorJSON) error {
 		version += fmt.Sprintf(" (this build: %d)", store.SchemaVersionLatest)
 	}
 	t.row("schema version", version)
-	t.row("sqlite", fmt.Sprintf("%s (fts5 %s, trigram %s)", h.SQLiteVersion, yesNo[h.FTS5], yesNo[h.Trigram]))
-	t.row("integrity_check", okOr(len(h.Integrity) != 1 || h.Integrity[0] != "ok", plural(int64(len(h.Integrity)), "problem")))
+	postgres := h.ServerVersion != ""
+	if postgres {
+		// The database's own checks (ctype, pg_trgm, indexes) stand where
+		// SQLite's integrity_check does; there is no WAL file or directory
+		// of the store's to report.
+		t.row("postgresql", h.ServerVersion)
+		t.row("database checks", okOr(len(h.Integrity) != 1 || h.Integrity[0] != "ok", plural(int64(len(h.Integrity)), "problem")))
+	} else {
+		t.row("sqlite", fmt.Sprintf("%s (fts5 %s, trigram %s)", h.SQLiteVersion, yesNo[h.FTS5], yesNo[h.Trigram]))
+		t.row("integrity_check", okOr(len(h.Integrity) != 1 || h.Integrity[0] != "ok", plural(int64(len(h.Integrity)), "problem")))
+	}
 	for _, f := range h.FTS {
 		t.row(f.Table, okOr(f.Problem != "", f.Problem))
 	}
 	t.row("counters", okOr(len(h.Counters) > 0, plural(int64(len(h.Counters)), "counter")+" off"))
 	t.row("orphan messages", formatInt(h.OrphanMessages))
-	t.row("wal size", formatInt(h.WALBytes)+" bytes")
+	if !postgres {
+		t.row("wal size", formatInt(h.WALBytes)+" bytes")
+	}
 	switch {
+	case postgres:
 	case len(r.RemovedTemps) > 0:
 		t.row("stale temp files", formatInt(int64(len(r.RemovedTemps)))+" removed")
 	default:

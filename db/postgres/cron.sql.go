@@ -12,7 +12,7 @@ import (
 const sessionCronRuns = `-- name: SessionCronRuns :many
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     COALESCE(
-        (SELECT substr(replace(replace(m.content, chr(10), ' '), chr(13), ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), chr(10), ' '), chr(13), ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),
@@ -50,7 +50,8 @@ type SessionCronRunsRow struct {
 // substring LIKE would also match cron_x<job_id>_... and cron_<job_id>2_...
 // No listing filter applies: archived runs and children are listed too, as
 // upstream.
-// PostgreSQL: the range and the id order are COLLATE "C", the byte order
+// PostgreSQL: the preview reads the content through hermes_content (see
+// listing.sql). The range and the id order are COLLATE "C", the byte order
 // of SQLite's BINARY collation the range is built for (under a linguistic
 // collation the backquote bound would not follow the underscore), so the
 // index narrows the source only while the column's collation is not "C".

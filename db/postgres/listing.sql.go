@@ -112,7 +112,7 @@ const sessionListRich = `-- name: SessionListRich :many
 
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(
-        (SELECT substr(replace(replace(m.content, E'\n', ' '), E'\r', ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), E'\n', ' '), E'\r', ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),
@@ -166,6 +166,8 @@ type SessionListRichRow struct {
 }
 
 // The PostgreSQL twins of queries/sqlite/listing.sql: the same queries,
+// (the preview reads the content through hermes_content, so structured
+// content previews as the empty text, as SQLite's substr reads its NUL),
 // (a negative LIMIT is no limit and a negative OFFSET 0 on every page, as
 // SQLite reads them: NULLIF(GREATEST(n, -1), -1) and GREATEST(o, 0), since
 // PostgreSQL rejects both),
@@ -467,7 +469,7 @@ func (q *Queries) SessionListRichChain(ctx context.Context, db DBTX, arg Session
 const sessionRichRow = `-- name: SessionRichRow :one
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(
-        (SELECT substr(replace(replace(m.content, E'\n', ' '), E'\r', ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), E'\n', ' '), E'\r', ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),
@@ -554,7 +556,7 @@ WITH j(value, ord) AS (
 )
 SELECT s.id, s.source, s.user_id, s.session_key, s.chat_id, s.chat_type, s.thread_id, s.display_name, s.origin_json, s.expiry_finalized, s.model, s.model_config, s.system_prompt, s.parent_session_id, s.started_at, s.ended_at, s.end_reason, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cwd, s.git_branch, s.git_repo_root, s.billing_provider, s.billing_base_url, s.billing_mode, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.cost_source, s.pricing_version, s.title, s.api_call_count, s.handoff_state, s.handoff_platform, s.handoff_error, s.compression_failure_cooldown_until, s.compression_failure_error, s.compression_fallback_streak, s.rewind_count, s.archived,
     CAST(COALESCE(
-        (SELECT substr(replace(replace(m.content, E'\n', ' '), E'\r', ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), E'\n', ' '), E'\r', ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),

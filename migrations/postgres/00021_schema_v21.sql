@@ -219,6 +219,24 @@ END
 $$;
 -- +goose StatementEnd
 
+-- hermes_content is a stored content as SQLite's text functions (substr,
+-- replace, LIKE) read the SQLite twin's: the engine stores upstream's
+-- structured content, U+0000 "json:" and its JSON, with U+0001 in the
+-- NUL's place, and a content really beginning with U+0001 with that
+-- character doubled (internal/backend's content encoding). SQLite's text
+-- functions stop at a NUL, so they read structured content as the empty
+-- text; this reads it so too, and undoes the doubling.
+-- +goose StatementBegin
+CREATE FUNCTION hermes_content(c text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE
+        WHEN left(c, 2) = chr(1) || chr(1) THEN substr(c, 2)
+        WHEN left(c, 1) = chr(1) THEN ''
+        ELSE c
+    END
+$$;
+-- +goose StatementEnd
+
 -- hermes_add is a + b as SQLite adds two REALs: IEEE addition, whose
 -- overflow is an infinity (PostgreSQL's float8 + raises 22003 instead, which
 -- would fail a token update whose costs reach the type's range). Overflow
@@ -264,6 +282,7 @@ DROP AGGREGATE hermes_total(double precision);
 DROP FUNCTION hermes_total_final(double precision[]);
 DROP FUNCTION hermes_total_step(double precision[], double precision);
 DROP FUNCTION hermes_add(double precision, double precision);
+DROP FUNCTION hermes_content(text);
 DROP FUNCTION hermes_json_or_null(text);
 DROP TABLE messages_search;
 DROP TABLE async_delegations;

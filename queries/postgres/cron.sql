@@ -7,7 +7,8 @@
 -- substring LIKE would also match cron_x<job_id>_... and cron_<job_id>2_...
 -- No listing filter applies: archived runs and children are listed too, as
 -- upstream.
--- PostgreSQL: the range and the id order are COLLATE "C", the byte order
+-- PostgreSQL: the preview reads the content through hermes_content (see
+-- listing.sql). The range and the id order are COLLATE "C", the byte order
 -- of SQLite's BINARY collation the range is built for (under a linguistic
 -- collation the backquote bound would not follow the underscore), so the
 -- index narrows the source only while the column's collation is not "C".
@@ -19,7 +20,7 @@
 -- name: SessionCronRuns :many
 SELECT sqlc.embed(s),
     COALESCE(
-        (SELECT substr(replace(replace(m.content, chr(10), ' '), chr(13), ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), chr(10), ' '), chr(13), ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),

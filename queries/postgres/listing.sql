@@ -1,4 +1,6 @@
 -- The PostgreSQL twins of queries/sqlite/listing.sql: the same queries,
+-- (the preview reads the content through hermes_content, so structured
+-- content previews as the empty text, as SQLite's substr reads its NUL),
 -- (a negative LIMIT is no limit and a negative OFFSET 0 on every page, as
 -- SQLite reads them: NULLIF(GREATEST(n, -1), -1) and GREATEST(o, 0), since
 -- PostgreSQL rejects both),
@@ -63,7 +65,7 @@
 -- name: SessionListRich :many
 SELECT sqlc.embed(s),
     CAST(COALESCE(
-        (SELECT substr(replace(replace(m.content, E'\n', ' '), E'\r', ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), E'\n', ' '), E'\r', ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),
@@ -215,7 +217,7 @@ WITH j(value, ord) AS (
 )
 SELECT sqlc.embed(s),
     CAST(COALESCE(
-        (SELECT substr(replace(replace(m.content, E'\n', ' '), E'\r', ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), E'\n', ' '), E'\r', ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),
@@ -238,7 +240,7 @@ ORDER BY j.ord;
 -- name: SessionRichRow :one
 SELECT sqlc.embed(s),
     CAST(COALESCE(
-        (SELECT substr(replace(replace(m.content, E'\n', ' '), E'\r', ' '), 1, 63)
+        (SELECT substr(replace(replace(hermes_content(m.content), E'\n', ' '), E'\r', ' '), 1, 63)
          FROM messages m
          WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
          ORDER BY m.timestamp, m.id LIMIT 1),
