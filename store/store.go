@@ -68,7 +68,12 @@ type Store struct {
 // An empty path is DefaultPath(): its directories are created when missing
 // (0700, as the original creates its home). Any other path must be in a
 // directory that exists ([ErrNoDirectory]), so that a mistyped path never
-// becomes a new database, and must not be a URL ([ErrURL]).
+// becomes a new database, and must not be a URL ([ErrURL]) unless it is a
+// PostgreSQL one: a postgres:// or postgresql:// URL opens the store on that
+// PostgreSQL database instead (IsPostgresURL; the database must exist and
+// be UTF-8, [ErrNotUTF8]; it is migrated to version 21 by
+// migrations/postgres unless opts.SkipMigrations or ReadOnly; README
+// "PostgreSQL" lists what differs).
 //
 // Unless opts.SkipMigrations is set it brings the file to the latest schema
 // with [migrations.Migrator.Up]: a missing file is created at version 21,
