@@ -238,39 +238,41 @@ func needsSQLNum(p *pkg) bool {
 	return false
 }
 
-func queriesInterface(sq *pkg) []byte {
+// start returns a generated file's buffer: the header and the imports
+// every file needs (context, db, sqlnum when a signature names it), then
+// extra ones.
+func start(sq *pkg, extra ...string) *bytes.Buffer {
 	var b bytes.Buffer
 	b.WriteString(header)
-	paths := []string{`"context"`, ``, `"github.com/hermesstate/hermesstate/db"`}
+	paths := append([]string{`"context"`, ``, `"github.com/hermesstate/hermesstate/db"`}, extra...)
 	if needsSQLNum(sq) {
 		paths = append(paths, `"github.com/hermesstate/hermesstate/internal/sqlnum"`)
 	}
 	imports(&b, paths...)
+	return &b
+}
+
+func queriesInterface(sq *pkg) []byte {
+	b := start(sq)
 	b.WriteString("// Queries is every SQL-level operation of the store, one method per\n")
 	b.WriteString("// sqlc query, in the domain types of package db, run on tx. SQLite returns\n")
 	b.WriteString("// SQLite's implementation, Postgres PostgreSQL's.\n")
 	b.WriteString("type Queries interface {\n")
 	for _, m := range sq.methods {
-		fmt.Fprintf(&b, "\t%s\n", signature(m, sq.structs))
+		fmt.Fprintf(b, "\t%s\n", signature(m, sq.structs))
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
 }
 
 func sqliteAdapter(sq *pkg) []byte {
-	var b bytes.Buffer
-	b.WriteString(header)
-	paths := []string{`"context"`, ``, `"github.com/hermesstate/hermesstate/db"`}
-	if needsSQLNum(sq) {
-		paths = append(paths, `"github.com/hermesstate/hermesstate/internal/sqlnum"`)
-	}
-	imports(&b, paths...)
+	b := start(sq)
 	b.WriteString("// sqliteQueries runs each query through db's generated method on tx.DBTX.\n")
 	b.WriteString("type sqliteQueries struct{ q *db.Queries }\n\n")
 	for _, m := range sq.methods {
-		fmt.Fprintf(&b, "func (s sqliteQueries) %s {\n\treturn s.q.%s(ctx, tx.DBTX", signature(m, sq.structs), m.name)
+		fmt.Fprintf(b, "func (s sqliteQueries) %s {\n\treturn s.q.%s(ctx, tx.DBTX", signature(m, sq.structs), m.name)
 		for _, p := range m.params {
-			fmt.Fprintf(&b, ", %s", p.name)
+			fmt.Fprintf(b, ", %s", p.name)
 		}
 		b.WriteString(")\n}\n\n")
 	}
@@ -282,13 +284,7 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 	for _, m := range pq.methods {
 		pgm[m.name] = m
 	}
-	var b bytes.Buffer
-	b.WriteString(header)
-	paths := []string{`"context"`, ``, `"github.com/hermesstate/hermesstate/db"`, `pgdb "github.com/hermesstate/hermesstate/db/postgres"`}
-	if needsSQLNum(sq) {
-		paths = append(paths, `"github.com/hermesstate/hermesstate/internal/sqlnum"`)
-	}
-	imports(&b, paths...)
+	b := start(sq, `pgdb "github.com/hermesstate/hermesstate/db/postgres"`)
 	var missing []string
 	nested := map[string]bool{}
 	for _, m := range sq.methods {
@@ -303,22 +299,22 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 		if len(pm.params) != len(m.params) || len(pm.results) != len(m.results) {
 			log.Fatalf("%s: db and pgdb disagree on its parameters or results", m.name)
 		}
-		fmt.Fprintf(&b, "func (p postgresQueries) %s {\n", signature(m, sq.structs))
+		fmt.Fprintf(b, "func (p postgresQueries) %s {\n", signature(m, sq.structs))
 		var args []string
 		for _, par := range m.params {
 			arg := convert(par.name, par.typ, sq.structs, "pgdb.")
 			if sq.structs[par.typ] && sq.fields[par.typ]["Content"] == "*string" {
-				fmt.Fprintf(&b, "\tpa := %s\n\tpa.Content = encodeContent(pa.Content)\n", arg)
+				fmt.Fprintf(b, "\tpa := %s\n\tpa.Content = encodeContent(pa.Content)\n", arg)
 				arg = "pa"
 			}
 			args = append(args, arg)
 		}
 		if texts := textArgs(m, sq); len(texts) > 0 {
-			fmt.Fprintf(&b, "\tif err := noNUL(%s); err != nil {\n", strings.Join(texts, ", "))
+			fmt.Fprintf(b, "\tif err := noNUL(%s); err != nil {\n", strings.Join(texts, ", "))
 			if len(m.results) == 1 {
 				b.WriteString("\t\treturn err\n\t}\n")
 			} else {
-				fmt.Fprintf(&b, "\t\tvar zero %s\n\t\treturn zero, err\n\t}\n", qualify(m.results[0], sq.structs, "db."))
+				fmt.Fprintf(b, "\t\tvar zero %s\n\t\treturn zero, err\n\t}\n", qualify(m.results[0], sq.structs, "db."))
 			}
 		}
 		call := fmt.Sprintf("p.q.%s(ctx, tx.PG", m.name)
@@ -327,29 +323,29 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 		}
 		call += ")"
 		if len(m.results) == 1 { // error only
-			fmt.Fprintf(&b, "\treturn %s\n}\n\n", call)
+			fmt.Fprintf(b, "\treturn %s\n}\n\n", call)
 			continue
 		}
 		r := m.results[0]
 		base := strings.TrimLeft(r, "[]*")
 		switch {
 		case !sq.structs[base]:
-			fmt.Fprintf(&b, "\treturn %s\n}\n\n", call)
+			fmt.Fprintf(b, "\treturn %s\n}\n\n", call)
 		case strings.HasPrefix(r, "[]"):
-			fmt.Fprintf(&b, "\trows, err := %s\n\treturn convertSlice(rows, func(r pgdb.%s) db.%s {\n%s\t\treturn %s\n\t}), err\n}\n\n",
+			fmt.Fprintf(b, "\trows, err := %s\n\treturn convertSlice(rows, func(r pgdb.%s) db.%s {\n%s\t\treturn %s\n\t}), err\n}\n\n",
 				call, base, base, decodeFields(sq.fields[base], "\t\t"), rowConversion(sq, base, nested))
 		default:
-			fmt.Fprintf(&b, "\tr, err := %s\n%s\treturn %s, err\n}\n\n", call, decodeFields(sq.fields[base], "\t"), rowConversion(sq, base, nested))
+			fmt.Fprintf(b, "\tr, err := %s\n%s\treturn %s, err\n}\n\n", call, decodeFields(sq.fields[base], "\t"), rowConversion(sq, base, nested))
 		}
 	}
 	for _, name := range sortedKeys(nested) {
-		fmt.Fprintf(&b, "// convert%s is db.%s of r, field by field: it holds an embedded row of\n// another struct type, which a struct conversion does not convert.\n", name, name)
-		fmt.Fprintf(&b, "func convert%s(r pgdb.%s) db.%s {\n\treturn db.%s{\n", name, name, name, name)
+		fmt.Fprintf(b, "// convert%s is db.%s of r, field by field: it holds an embedded row of\n// another struct type, which a struct conversion does not convert.\n", name, name)
+		fmt.Fprintf(b, "func convert%s(r pgdb.%s) db.%s {\n\treturn db.%s{\n", name, name, name, name)
 		for _, f := range sq.order[name] {
 			if t := sq.fields[name][f]; sq.structs[t] {
-				fmt.Fprintf(&b, "\t\t%s: db.%s(r.%s),\n", f, t, f)
+				fmt.Fprintf(b, "\t\t%s: db.%s(r.%s),\n", f, t, f)
 			} else {
-				fmt.Fprintf(&b, "\t\t%s: r.%s,\n", f, f)
+				fmt.Fprintf(b, "\t\t%s: r.%s,\n", f, f)
 			}
 		}
 		b.WriteString("\t}\n}\n\n")
@@ -357,7 +353,7 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 	if len(missing) > 0 {
 		b.WriteString("// Without a PostgreSQL twin in queries/postgres/ yet (each fails with\n// ErrNotPorted):\n")
 		for _, name := range missing {
-			fmt.Fprintf(&b, "//   - %s\n", name)
+			fmt.Fprintf(b, "//   - %s\n", name)
 		}
 		b.WriteString("\n")
 		for _, name := range missing {
@@ -365,11 +361,11 @@ func postgresAdapter(sq, pq *pkg, hand map[string]bool) []byte {
 				if m.name != name {
 					continue
 				}
-				fmt.Fprintf(&b, "func (p postgresQueries) %s {\n", signature(m, sq.structs))
+				fmt.Fprintf(b, "func (p postgresQueries) %s {\n", signature(m, sq.structs))
 				if len(m.results) == 1 {
-					fmt.Fprintf(&b, "\treturn notPorted(%q)\n}\n\n", name)
+					fmt.Fprintf(b, "\treturn notPorted(%q)\n}\n\n", name)
 				} else {
-					fmt.Fprintf(&b, "\tvar zero %s\n\treturn zero, notPorted(%q)\n}\n\n", qualify(m.results[0], sq.structs, "db."), name)
+					fmt.Fprintf(b, "\tvar zero %s\n\treturn zero, notPorted(%q)\n}\n\n", qualify(m.results[0], sq.structs, "db."), name)
 				}
 			}
 		}
