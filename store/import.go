@@ -171,6 +171,9 @@ func (s *Store) ImportJSONL(ctx context.Context, r io.Reader, opts ImportOptions
 		err = flush()
 	}
 	res.Unparented = len(pending) + detached
+	if res.Messages >= pgAnalyzeAfter {
+		s.pgAnalyze(ctx)
+	}
 	return res, err
 }
 
