@@ -79,7 +79,11 @@ const (
 func writeOnce(ctx context.Context, b Beginner, begin string, fn func(ctx context.Context, tx pgx.Tx) error) (error, outcome) {
 	tx, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, BeginQuery: begin})
 	if err != nil {
-		if pgconn.SafeToRetry(err) {
+		// A pooled connection the server ended while it idled (a restart,
+		// a failover, pg_terminate_backend, idle_session_timeout) answers
+		// the BEGIN with the FATAL 57P01 it left behind: a *PgError, which
+		// pgconn.SafeToRetry does not call safe, yet nothing of fn ran.
+		if pgconn.SafeToRetry(err) || IsConnectionLost(err) {
 			return fmt.Errorf("begin: %w", err), lost
 		}
 		return fmt.Errorf("begin: %w", err), refused
