@@ -1,0 +1,669 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermesstate/hermesstate/internal/pgtest"
+	"github.com/hermesstate/hermesstate/store"
+)
+
+// The tests of this file race writers on PostgreSQL the way separate hosts
+// would: every goroutine has a Store of its own (its own pool, so its own
+// connections and transactions) on one database, and nothing but the
+// server orders them. Without SQLite's one write lock, the store's row and
+// advisory locks (internal/backend/locks.go) must keep every invariant.
+
+// pgWriters is how many Stores race in each test.
+const pgWriters = 8
+
+// openPG opens n Stores on one freshly migrated database, each with a small
+// pool of its own, closed at cleanup. query, when not empty, is added to
+// the URL (runtime parameters for every connection).
+func openPG(t *testing.T, n int, query url.Values) []*store.Store {
+	t.Helper()
+	dsn := pgtest.Migrated(t)
+	if query != nil {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		for k, v := range query {
+			q[k] = v
+		}
+		u.RawQuery = q.Encode()
+		dsn = u.String()
+	}
+	stores := make([]*store.Store, n)
+	for i := range stores {
+		s, err := store.Open(context.Background(), dsn, &store.Options{ReadConnections: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		stores[i] = s
+	}
+	return stores
+}
+
+// race runs fn(i) for i in [0, n) in goroutines released together, and
+// waits for them.
+func race(n int, fn func(i int)) {
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(n)
+	done.Add(n)
+	for i := range n {
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			fn(i)
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+}
+
+// mustCreate creates sessions with the given ids on s.
+func mustCreate(t *testing.T, s *store.Store, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		if _, err := s.CreateSession(context.Background(), store.NewSession{ID: id, Source: "cli"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkCounters fails unless the session's counters equal its rows:
+// message_count the live messages, tool_call_count their calls (each
+// message of these tests carries ToolCalls of n calls where its content
+// says so, see msgWithCalls).
+func checkCounters(t *testing.T, s *store.Store, id string, wantCalls int64) []store.Message {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := s.GetSession(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := s.GetMessages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.MessageCount != int64(len(msgs)) {
+		t.Errorf("session %s: message_count %d, %d rows", id, sess.MessageCount, len(msgs))
+	}
+	if sess.ToolCallCount != wantCalls {
+		t.Errorf("session %s: tool_call_count %d, want %d", id, sess.ToolCallCount, wantCalls)
+	}
+	return msgs
+}
+
+// checkHealth fails when Check finds a counter that disagrees with the
+// rows or an orphan message anywhere in the database.
+func checkHealth(t *testing.T, s *store.Store) {
+	t.Helper()
+	h, err := s.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Counters) != 0 || h.OrphanMessages != 0 {
+		t.Fatalf("Check: counters %+v, %d orphan messages", h.Counters, h.OrphanMessages)
+	}
+}
+
+// msgWithCalls is a user message with content text, or an assistant one
+// carrying calls tool calls when calls > 0.
+func msgWithCalls(text string, calls int) store.NewMessage {
+	m := store.NewMessage{Role: "user", Content: &text}
+	if calls > 0 {
+		var tc []map[string]string
+		for i := range calls {
+			tc = append(tc, map[string]string{"id": fmt.Sprintf("c%d", i)})
+		}
+		b, _ := json.Marshal(tc)
+		m.Role, m.ToolCalls = "assistant", b
+	}
+	return m
+}
+
+func sumRetries(stores []*store.Store) uint64 {
+	var n uint64
+	for _, s := range stores {
+		n += s.Stats().Retries
+	}
+	return n
+}
+
+// TestPostgresConcurrentSameTitle: eight sessions take the same title at
+// once, each from its own Store. Exactly one wins; every other gets a
+// *TitleInUseError naming the winner; the winner holds the title and the
+// losers none.
+func TestPostgresConcurrentSameTitle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	stores := openPG(t, pgWriters, nil)
+	ids := make([]string, pgWriters)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("s%d", i)
+	}
+	mustCreate(t, stores[0], ids...)
+	errs := make([]error, pgWriters)
+	race(pgWriters, func(i int) { errs[i] = stores[i].SetSessionTitle(ctx, ids[i], "same") })
+	winner := -1
+	for i, err := range errs {
+		if err == nil {
+			if winner >= 0 {
+				t.Fatalf("sessions %s and %s both took the title", ids[winner], ids[i])
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("no session took the title: %v", errs)
+	}
+	for i, err := range errs {
+		if i == winner {
+			continue
+		}
+		var inUse *store.TitleInUseError
+		if !errors.Is(err, store.ErrTitleInUse) || !errors.As(err, &inUse) {
+			t.Fatalf("session %s: err = %v, want a *TitleInUseError", ids[i], err)
+		}
+		if inUse.Title != "same" || inUse.SessionID != ids[winner] {
+			t.Fatalf("session %s: %+v, want the title held by %s", ids[i], inUse, ids[winner])
+		}
+		if got, err := stores[0].SessionTitle(ctx, ids[i]); err != nil || got != "" {
+			t.Fatalf("loser %s has title %q (%v)", ids[i], got, err)
+		}
+	}
+	got, err := stores[0].SessionByTitle(ctx, "same")
+	if err != nil || got.ID != ids[winner] {
+		t.Fatalf("SessionByTitle = %v, %v; want %s", got, err, ids[winner])
+	}
+}
+
+// TestPostgresConcurrentLineageTitles: eight Stores allocate lineage titles
+// for five sessions each (NextTitleInLineage, then SetSessionTitle, again
+// on ErrTitleInUse). The forty titles are exactly "t", "t #2" … "t #40":
+// no two sessions share one and none is skipped.
+func TestPostgresConcurrentLineageTitles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const perWriter = 5
+	stores := openPG(t, pgWriters, nil)
+	var all []string
+	for w := range pgWriters {
+		for k := range perWriter {
+			all = append(all, fmt.Sprintf("w%d-%d", w, k))
+		}
+	}
+	mustCreate(t, stores[0], all...)
+	errs := make([]error, pgWriters)
+	conflicts := make([]int, pgWriters)
+	race(pgWriters, func(w int) {
+		s := stores[w]
+		for k := range perWriter {
+			id := fmt.Sprintf("w%d-%d", w, k)
+			for {
+				title, err := s.NextTitleInLineage(ctx, "t")
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				err = s.SetSessionTitle(ctx, id, title)
+				if errors.Is(err, store.ErrTitleInUse) {
+					conflicts[w]++
+					continue
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				break
+			}
+		}
+	})
+	for w, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", w, err)
+		}
+	}
+	var titles []string
+	for _, id := range all {
+		title, err := stores[0].SessionTitle(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, title)
+	}
+	want := []string{"t"}
+	for n := 2; n <= len(all); n++ {
+		want = append(want, fmt.Sprintf("t #%d", n))
+	}
+	sort.Strings(titles)
+	sort.Strings(want)
+	if !slices.Equal(titles, want) {
+		t.Fatalf("titles = %q\nwant %q", titles, want)
+	}
+	t.Logf("%d lost races retried", sumInts(conflicts))
+}
+
+func sumInts(v []int) int {
+	n := 0
+	for _, x := range v {
+		n += x
+	}
+	return n
+}
+
+// TestPostgresConcurrentAppends: eight Stores append fifty messages each
+// to one session (every third with two tool calls). The counters equal the
+// rows, every acknowledged id is there exactly once, and the transcript's
+// ids increase strictly in the order GetMessages returns it.
+func TestPostgresConcurrentAppends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const each = 50
+	stores := openPG(t, pgWriters+1, nil)
+	mustCreate(t, stores[0], "one")
+	acked := make([][]int64, pgWriters)
+	errs := make([]error, pgWriters+1)
+	// A ninth Store tails the session while the appends run: every
+	// transcript it reads must be a prefix of the final one (ids are taken
+	// under the session's lock, so they commit in order and a reader never
+	// sees a message before an earlier one has committed).
+	var seen [][]int64
+	stop := make(chan struct{})
+	var appending sync.WaitGroup
+	appending.Add(pgWriters)
+	go func() { appending.Wait(); close(stop) }()
+	race(pgWriters+1, func(w int) {
+		if w == pgWriters {
+			for {
+				msgs, err := stores[w].GetMessages(ctx, "one")
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				ids := make([]int64, len(msgs))
+				for i, m := range msgs {
+					ids[i] = m.ID
+				}
+				seen = append(seen, ids)
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}
+		defer appending.Done()
+		for k := range each {
+			calls := 0
+			if k%3 == 0 {
+				calls = 2
+			}
+			id, err := stores[w].AppendMessage(ctx, "one", msgWithCalls(fmt.Sprintf("w%d-%d", w, k), calls))
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			acked[w] = append(acked[w], id)
+		}
+	})
+	for w, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", w, err)
+		}
+	}
+	callsPerWriter := int64(2 * ((each + 2) / 3)) // k = 0, 3, …, 48: 17 messages
+	msgs := checkCounters(t, stores[0], "one", pgWriters*callsPerWriter)
+	if len(msgs) != pgWriters*each {
+		t.Fatalf("%d messages, want %d", len(msgs), pgWriters*each)
+	}
+	final := make([]int64, len(msgs))
+	for i, m := range msgs {
+		final[i] = m.ID
+	}
+	for _, ids := range seen {
+		if !slices.Equal(ids, final[:len(ids)]) {
+			t.Fatalf("a reader saw %d messages that are not the transcript's first %d", len(ids), len(ids))
+		}
+	}
+	if len(seen) < 2 {
+		t.Fatalf("the reader read %d times while appends ran", len(seen))
+	}
+	t.Logf("the reader checked %d transcripts", len(seen))
+	byID := map[int64]string{}
+	for i, m := range msgs {
+		if i > 0 && m.ID <= msgs[i-1].ID {
+			t.Fatalf("message %d has id %d after %d", i, m.ID, msgs[i-1].ID)
+		}
+		byID[m.ID] = *m.Content
+	}
+	for w, ids := range acked {
+		for k, id := range ids {
+			if want := fmt.Sprintf("w%d-%d", w, k); byID[id] != want {
+				t.Fatalf("acknowledged id %d holds %q, want %q", id, byID[id], want)
+			}
+			delete(byID, id)
+		}
+	}
+	if len(byID) != 0 {
+		t.Fatalf("%d messages nobody acknowledged", len(byID))
+	}
+	checkHealth(t, stores[0])
+}
+
+// TestPostgresReplaceVersusAppend: seven Stores append to one session while
+// another replaces its transcript ten times. Afterwards the session holds
+// the last replace's three messages and exactly the acknowledged appends
+// that came after it (their ids are larger: ids are taken under the
+// session's lock), the counters equal the rows, and no append acknowledged
+// after the last replace is lost.
+func TestPostgresReplaceVersusAppend(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const appends, replaces = 30, 10
+	stores := openPG(t, pgWriters, nil)
+	mustCreate(t, stores[0], "one")
+	type ack struct {
+		id   int64
+		text string
+	}
+	acked := make([][]ack, pgWriters)
+	errs := make([]error, pgWriters)
+	race(pgWriters, func(w int) {
+		s := stores[w]
+		if w == 0 {
+			for r := range replaces {
+				set := []store.NewMessage{
+					msgWithCalls(fmt.Sprintf("r%d-0", r), 0),
+					msgWithCalls(fmt.Sprintf("r%d-1", r), 3),
+					msgWithCalls(fmt.Sprintf("r%d-2", r), 0),
+				}
+				if err := s.ReplaceMessages(ctx, "one", set); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+			return
+		}
+		for k := range appends {
+			text := fmt.Sprintf("a%d-%d", w, k)
+			id, err := s.AppendMessage(ctx, "one", msgWithCalls(text, 1))
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			acked[w] = append(acked[w], ack{id, text})
+		}
+	})
+	for w, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", w, err)
+		}
+	}
+	msgs, err := stores[0].GetMessages(ctx, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last replace's rows, and the smallest id among them.
+	last := fmt.Sprintf("r%d-", replaces-1)
+	var replaceIDs []int64
+	got := map[int64]string{}
+	for _, m := range msgs {
+		got[m.ID] = *m.Content
+		if len(*m.Content) > len(last) && (*m.Content)[:len(last)] == last {
+			replaceIDs = append(replaceIDs, m.ID)
+		}
+	}
+	if len(replaceIDs) != 3 {
+		t.Fatalf("%d rows of the last replace, want 3: %v", len(replaceIDs), got)
+	}
+	floor := slices.Min(replaceIDs)
+	want := map[int64]string{}
+	for _, id := range replaceIDs {
+		want[id] = got[id]
+	}
+	var after int64
+	for _, acks := range acked {
+		for _, a := range acks {
+			if a.id > floor {
+				want[a.id] = a.text
+				after++
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d (3 replaced + %d appended after)", len(got), len(want), after)
+	}
+	for id, text := range want {
+		if got[id] != text {
+			t.Fatalf("id %d holds %q, want %q", id, got[id], text)
+		}
+	}
+	checkCounters(t, stores[0], "one", 3+after)
+	checkHealth(t, stores[0])
+}
+
+// TestPostgresPruneVersusAppend: four Stores append to sixteen ended
+// sessions round robin while two others prune them one at a time. Every
+// append either succeeded or failed with ErrSessionNotFound (only for a
+// pruned session); a surviving session holds exactly its acknowledged
+// appends; a pruned one is gone with its messages (no orphan rows), and
+// appending to it fails. Two prunes at once deadlock on the shared lock
+// every write holds (each waits to make it exclusive): the server breaks
+// it and the loser runs again, which Stats().Retries shows.
+func TestPostgresPruneVersusAppend(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const sessions, appenders, rounds = 16, 4, 10
+	// The deadlock detector runs after deadlock_timeout: 50 ms instead
+	// of 1 s, so the prunes' deadlocks are broken quickly.
+	stores := openPG(t, appenders+2, url.Values{"deadlock_timeout": {"50ms"}})
+	ids := make([]string, sessions)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("old%02d", i)
+		mustCreate(t, stores[0], ids[i])
+		if err := stores[0].EndSession(ctx, ids[i], "user_exit"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Sessions 0–11 are pruned (pruner 0 the even ones, pruner 1 the odd),
+	// 12–15 survive.
+	pruned := map[string]bool{}
+	type ack struct {
+		session string
+		id      int64
+	}
+	acked := make([][]ack, appenders)
+	notFound := make([]map[string]bool, appenders)
+	errs := make([]error, appenders+2)
+	race(appenders+2, func(w int) {
+		s := stores[w]
+		if w >= appenders {
+			p := w - appenders
+			for i := p; i < 12; i += 2 {
+				n, err := s.PruneSessions(ctx, store.PruneOptions{AnyAge: true, IDs: []string{ids[i]}})
+				if err != nil || n != 1 {
+					errs[w] = fmt.Errorf("prune %s: %d, %w", ids[i], n, err)
+					return
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			return
+		}
+		notFound[w] = map[string]bool{}
+		for r := range rounds {
+			for _, sid := range ids {
+				id, err := s.AppendMessage(ctx, sid, msgWithCalls(fmt.Sprintf("%s-%d-%d", sid, w, r), 0))
+				switch {
+				case errors.Is(err, store.ErrSessionNotFound):
+					notFound[w][sid] = true
+				case err != nil:
+					errs[w] = err
+					return
+				default:
+					if notFound[w][sid] {
+						errs[w] = fmt.Errorf("append to %s succeeded after one failed with ErrSessionNotFound", sid)
+						return
+					}
+					acked[w] = append(acked[w], ack{sid, id})
+				}
+			}
+		}
+	})
+	for w, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", w, err)
+		}
+	}
+	for i := range 12 {
+		pruned[ids[i]] = true
+	}
+	for w := range appenders {
+		for sid := range notFound[w] {
+			if !pruned[sid] {
+				t.Fatalf("append to surviving %s failed with ErrSessionNotFound", sid)
+			}
+		}
+	}
+	wantRows := map[string]map[int64]bool{}
+	for _, acks := range acked {
+		for _, a := range acks {
+			if wantRows[a.session] == nil {
+				wantRows[a.session] = map[int64]bool{}
+			}
+			wantRows[a.session][a.id] = true
+		}
+	}
+	s := stores[0]
+	for _, sid := range ids {
+		if pruned[sid] {
+			if _, err := s.GetSession(ctx, sid); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("pruned %s: GetSession err = %v", sid, err)
+			}
+			if msgs, err := s.GetMessages(ctx, sid); err != nil || len(msgs) != 0 {
+				t.Fatalf("pruned %s still has %d messages (%v)", sid, len(msgs), err)
+			}
+			if _, err := s.AppendMessage(ctx, sid, msgWithCalls("late", 0)); !errors.Is(err, store.ErrSessionNotFound) {
+				t.Fatalf("append to pruned %s: %v", sid, err)
+			}
+			continue
+		}
+		msgs := checkCounters(t, s, sid, 0)
+		if len(msgs) != appenders*rounds || len(msgs) != len(wantRows[sid]) {
+			t.Fatalf("survivor %s: %d rows, %d acknowledged, want %d", sid, len(msgs), len(wantRows[sid]), appenders*rounds)
+		}
+		for _, m := range msgs {
+			if !wantRows[sid][m.ID] {
+				t.Fatalf("survivor %s: id %d nobody acknowledged", sid, m.ID)
+			}
+		}
+	}
+	checkHealth(t, s)
+	if n := stores[appenders].Stats().Retries + stores[appenders+1].Stats().Retries; n == 0 {
+		t.Logf("the two pruners never overlapped (no retry)")
+	} else {
+		t.Logf("pruners retried %d times (broken deadlocks); appenders %d", n, sumRetries(stores[:appenders]))
+	}
+}
+
+// TestPostgresConcurrentPrunesDeadlockRetried makes two prunes overlap, very
+// likely: two Stores prune at once, up to twenty times, until they meet.
+// Each prune holds the shared lock of its BEGIN and waits to make it
+// exclusive, so two that overlap deadlock; the server fails one (40P01)
+// and the store runs it again. Both return without error, the ten ended
+// sessions are deleted exactly once between them, and the losing Store's
+// Stats().Retries counts the retry.
+func TestPostgresConcurrentPrunesDeadlockRetried(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	stores := openPG(t, 2, url.Values{"deadlock_timeout": {"50ms"}})
+	for i := range 10 {
+		id := fmt.Sprintf("old%d", i)
+		mustCreate(t, stores[0], id)
+		if err := stores[0].EndSession(ctx, id, "user_exit"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var deadlocked bool
+	for try := 0; try < 20 && !deadlocked; try++ {
+		counts := make([]int, 2)
+		errs := make([]error, 2)
+		before := sumRetries(stores)
+		race(2, func(i int) {
+			counts[i], errs[i] = stores[i].PruneSessions(ctx, store.PruneOptions{AnyAge: true})
+		})
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if try == 0 && counts[0]+counts[1] != 10 {
+			t.Fatalf("pruned %v, want 10 in all", counts)
+		}
+		if try > 0 && counts[0]+counts[1] != 0 {
+			t.Fatalf("pruned %v again", counts)
+		}
+		deadlocked = sumRetries(stores) > before
+	}
+	if !deadlocked {
+		t.Fatal("two prunes racing 20 times never met (no retry counted)")
+	}
+	if st := sumRetries(stores); st == 0 {
+		t.Fatal("no retry counted")
+	}
+}
+
+// TestPostgresConcurrentCompressionLock: eight Stores try to take one
+// session's compression lock at once. Exactly one gets it; the others are
+// told no, without an error; only the winner can refresh it.
+func TestPostgresConcurrentCompressionLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	stores := openPG(t, pgWriters, nil)
+	mustCreate(t, stores[0], "one")
+	got := make([]bool, pgWriters)
+	errs := make([]error, pgWriters)
+	race(pgWriters, func(i int) {
+		got[i], errs[i] = stores[i].TryAcquireCompressionLock(ctx, "one", fmt.Sprintf("h%d", i), time.Minute)
+	})
+	winner := -1
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatalf("store %d: %v", i, errs[i])
+		}
+		if got[i] {
+			if winner >= 0 {
+				t.Fatalf("h%d and h%d both hold the lock", winner, i)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatal("nobody got the lock")
+	}
+	for i := range pgWriters {
+		ok, err := stores[0].RefreshCompressionLock(ctx, "one", fmt.Sprintf("h%d", i), time.Minute)
+		if err != nil || ok != (i == winner) {
+			t.Fatalf("refresh by h%d = %v, %v; the holder is h%d", i, ok, err, winner)
+		}
+	}
+}
