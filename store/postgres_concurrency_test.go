@@ -667,3 +667,56 @@ func TestPostgresConcurrentCompressionLock(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresConcurrentClaims: eight Stores claim one pending handoff, and
+// one completed delegation's delivery, at once. Each claim is one
+// conditional UPDATE, which PostgreSQL re-checks on the row a concurrent
+// claimant committed (READ COMMITTED), so exactly one claimant wins each.
+func TestPostgresConcurrentClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	stores := openPG(t, pgWriters, nil)
+	mustCreate(t, stores[0], "one")
+	if ok, err := stores[0].RequestHandoff(ctx, "one", "telegram"); err != nil || !ok {
+		t.Fatalf("RequestHandoff = %v, %v", ok, err)
+	}
+	if err := stores[0].DispatchDelegation(ctx, store.DelegationDispatch{
+		ID: "d1", OriginSession: "one", DispatchedAt: 1, Task: json.RawMessage(`{"goal":"x"}`),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := stores[0].CompleteDelegation(ctx, "d1", store.DelegationCompletion{CompletedAt: 2, Event: json.RawMessage(`{"type":"done"}`), Result: json.RawMessage(`{"ok":true}`)}); err != nil {
+		t.Fatal(err)
+	}
+	handoff := make([]bool, pgWriters)
+	delivery := make([]bool, pgWriters)
+	errs := make([]error, pgWriters)
+	race(pgWriters, func(i int) {
+		var err1, err2 error
+		handoff[i], err1 = stores[i].ClaimHandoff(ctx, "one")
+		delivery[i], err2 = stores[i].ClaimDelegationDelivery(ctx, "d1", fmt.Sprintf("c%d", i))
+		errs[i] = errors.Join(err1, err2)
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("store %d: %v", i, err)
+		}
+	}
+	for name, won := range map[string][]bool{"handoff": handoff, "delegation delivery": delivery} {
+		if n := len(slices.DeleteFunc(slices.Clone(won), func(b bool) bool { return !b })); n != 1 {
+			t.Fatalf("%d claimants won the %s, want 1: %v", n, name, won)
+		}
+	}
+	h, err := stores[0].HandoffState(ctx, "one")
+	if err != nil || h.State != "running" {
+		t.Fatalf("handoff = %+v, %v; want running", h, err)
+	}
+	d, err := stores[0].GetDelegation(ctx, "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	winner := slices.Index(delivery, true)
+	if d.DeliveryClaim == nil || *d.DeliveryClaim != fmt.Sprintf("c%d", winner) || d.DeliveryAttempts != 1 {
+		t.Fatalf("delegation claim %v, attempts %d; want c%d and 1", d.DeliveryClaim, d.DeliveryAttempts, winner)
+	}
+}
