@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hermesstate/hermesstate/internal/pgtest"
 	"github.com/hermesstate/hermesstate/store"
 )
@@ -718,5 +720,61 @@ func TestPostgresConcurrentClaims(t *testing.T) {
 	winner := slices.Index(delivery, true)
 	if d.DeliveryClaim == nil || *d.DeliveryClaim != fmt.Sprintf("c%d", winner) || d.DeliveryAttempts != 1 {
 		t.Fatalf("delegation claim %v, attempts %d; want c%d and 1", d.DeliveryClaim, d.DeliveryAttempts, winner)
+	}
+}
+
+// TestPostgresIdleConnectionsTerminated: the server ends every connection
+// of the database while they idle in the Stores' pools (a restart, a
+// failover, idle_session_timeout). The next write and the next read of each
+// Store must take fresh connections, not fail with the FATAL 57P01 the dead
+// ones answer with.
+func TestPostgresIdleConnectionsTerminated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := pgtest.Migrated(t)
+	s, err := store.Open(ctx, dsn, &store.Options{ReadConnections: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustCreate(t, s, "one")
+	if _, err := s.GetSession(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, pgtest.ServerDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terminate := func() {
+		t.Helper()
+		var n int
+		// Hand-written: end the Store's idle connections (every backend
+		// of the test's own database but none of the admin's) and wait
+		// until they are gone.
+		if err := admin.QueryRow(ctx, `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000))
+			FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, u.Path[1:]).Scan(&n); err != nil || n == 0 {
+			t.Fatalf("terminated %d connections: %v", n, err)
+		}
+	}
+	terminate()
+	if _, err := s.AppendMessage(ctx, "one", msgWithCalls("after", 0)); err != nil {
+		t.Fatalf("write after the server ended the idle connections: %v", err)
+	}
+	terminate()
+	if _, err := s.GetSession(ctx, "one"); err != nil {
+		t.Fatalf("single-statement read after the server ended the idle connections: %v", err)
+	}
+	terminate()
+	if title, err := s.NextTitleInLineage(ctx, "t"); err != nil || title != "t" {
+		t.Fatalf("read transaction after the server ended the idle connections: %q, %v", title, err)
+	}
+	terminate()
+	if msgs, err := s.GetMessages(ctx, "one"); err != nil || len(msgs) != 1 {
+		t.Fatalf("GetMessages after the server ended the idle connections: %d, %v", len(msgs), err)
 	}
 }

@@ -54,10 +54,16 @@ func IsUnique(err error) bool {
 	return ok && code == UniqueViolation
 }
 
-// IsConnectionLost reports whether err is the server ending the session
-// under a statement (SQLSTATE class 08, or 57P01 at a shutdown), as
-// opposed to refusing the statement.
+// IsConnectionLost reports whether err is the connection dying rather
+// than the server refusing a statement: the server ending the session
+// (SQLSTATE class 08, or 57P01 at a shutdown or pg_terminate_backend,
+// which is also what a pooled connection ended while it idled answers its
+// next statement with), or a failure pgconn calls safe to retry (nothing
+// reached the server).
 func IsConnectionLost(err error) bool {
+	if pgconn.SafeToRetry(err) {
+		return true
+	}
 	code, _, ok := Code(err)
 	return ok && (len(code) == 5 && code[:2] == "08" || code == AdminShutdown)
 }

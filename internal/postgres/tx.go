@@ -77,16 +77,12 @@ const (
 // that leaves the protocol out of step) is lost; the server then ends the
 // transaction itself.
 func writeOnce(ctx context.Context, b Beginner, begin string, fn func(ctx context.Context, tx pgx.Tx) error) (error, outcome) {
-	tx, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, BeginQuery: begin})
+	tx, err := Begin(ctx, b, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, BeginQuery: begin})
 	if err != nil {
-		// A pooled connection the server ended while it idled (a restart,
-		// a failover, pg_terminate_backend, idle_session_timeout) answers
-		// the BEGIN with the FATAL 57P01 it left behind: a *PgError, which
-		// pgconn.SafeToRetry does not call safe, yet nothing of fn ran.
-		if pgconn.SafeToRetry(err) || IsConnectionLost(err) {
-			return fmt.Errorf("begin: %w", err), lost
+		if IsConnectionLost(err) {
+			return err, lost
 		}
-		return fmt.Errorf("begin: %w", err), refused
+		return err, refused
 	}
 	if err := fn(ctx, tx); err != nil {
 		closed := tx.Conn().IsClosed()

@@ -175,38 +175,66 @@ func TestWriteTxRetriesLostConnection(t *testing.T) {
 	}
 }
 
-// TestWriteTxRetriesDeadIdleConnection kills a connection while it idles
-// in the pool (a server restart, a failover, idle_session_timeout): the
-// next write begins on it, the BEGIN meets the server's FATAL 57P01
-// goodbye, and WriteTx must take another connection instead of failing.
-func TestWriteTxRetriesDeadIdleConnection(t *testing.T) {
+// TestWriteTxRetriesDeadIdleConnections kills every connection while they
+// idle in the pool (a server restart, a failover, idle_session_timeout):
+// the next write begins on one of them, the BEGIN meets the server's FATAL
+// 57P01 goodbye, and WriteTx must take another connection (Begin), until a
+// fresh one, instead of failing, even with a single attempt allowed.
+func TestWriteTxRetriesDeadIdleConnections(t *testing.T) {
 	pool, c := scratch(t)
 	ctx := context.Background()
-	var pid uint32
-	if err := pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
+	const idle = 4
+	var conns []*pgxpool.Conn
+	var pids []uint32
+	for range idle {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pid uint32
+		if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		conns, pids = append(conns, conn), append(pids, pid)
 	}
-	if st := pool.Stat(); st.TotalConns() != 1 {
-		t.Fatalf("pool holds %d connections, want 1", st.TotalConns())
+	for _, conn := range conns {
+		conn.Release()
 	}
-	var done bool
-	if err := c.QueryRow(ctx, "SELECT pg_terminate_backend($1, 5000)", pid).Scan(&done); err != nil || !done {
-		t.Fatalf("pg_terminate_backend: %v, %v", done, err)
+	for _, pid := range pids {
+		var done bool
+		if err := c.QueryRow(ctx, "SELECT pg_terminate_backend($1, 5000)", pid).Scan(&done); err != nil || !done {
+			t.Fatalf("pg_terminate_backend: %v, %v", done, err)
+		}
+	}
+	if st := pool.Stat(); st.IdleConns() != idle {
+		t.Fatalf("pool holds %d idle connections, want %d", st.IdleConns(), idle)
 	}
 	var retries, attempts atomic.Int32
-	err := postgres.WriteTx(ctx, pool, fastRetry(3, &retries), "", func(ctx context.Context, tx pgx.Tx) error {
+	var pid uint32
+	err := postgres.WriteTx(ctx, pool, fastRetry(1, &retries), "", func(ctx context.Context, tx pgx.Tx) error {
 		attempts.Add(1)
+		if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, "INSERT INTO t (id) VALUES (1)")
 		return err
 	})
 	if err != nil {
-		t.Fatalf("WriteTx on a pool whose idle connection was terminated: %v", err)
+		t.Fatalf("WriteTx on a pool whose idle connections were terminated: %v", err)
 	}
-	if a, r := attempts.Load(), retries.Load(); a != 1 || r != 1 {
-		t.Fatalf("fn ran %d times with %d retries, want 1 and 1 (the BEGIN's failure is the retry)", a, r)
+	if a, r := attempts.Load(), retries.Load(); a != 1 || r != 0 {
+		t.Fatalf("fn ran %d times with %d retries, want 1 and 0", a, r)
+	}
+	for _, dead := range pids {
+		if pid == dead {
+			t.Fatalf("the write ran on terminated backend %d", pid)
+		}
 	}
 	if n := count(t, c, "id = 1"); n != 1 {
 		t.Fatalf("row 1 is there %d times, want 1", n)
+	}
+	if st := pool.Stat(); st.TotalConns() != 1 {
+		t.Fatalf("pool holds %d connections after the write, want the 1 fresh one", st.TotalConns())
 	}
 }
 
