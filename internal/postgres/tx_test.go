@@ -413,3 +413,61 @@ func TestWriteTxContext(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteTxCommitUnknown kills the backend while it runs COMMIT (a
+// deferred constraint trigger makes the COMMIT sleep): the client cannot
+// know whether it committed, so WriteTx returns ErrCommitUnknown after one
+// attempt instead of running fn again, and here the server had not
+// committed it.
+func TestWriteTxCommitUnknown(t *testing.T) {
+	pool, c := scratch(t)
+	ctx := context.Background()
+	// Hand-written: a trigger fired at COMMIT that sleeps 2 s.
+	if _, err := c.Exec(ctx, `CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS
+		$$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$;
+		CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED
+		FOR EACH ROW EXECUTE FUNCTION slow()`); err != nil {
+		t.Fatal(err)
+	}
+	var retries, attempts atomic.Int32
+	killed := make(chan error, 1)
+	err := postgres.WriteTx(ctx, pool, fastRetry(5, &retries), "", func(ctx context.Context, tx pgx.Tx) error {
+		attempts.Add(1)
+		var pid uint32
+		if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			return err
+		}
+		go func() {
+			// Wait until the backend sleeps in the trigger, then end it.
+			for range 100 {
+				var sleeping bool
+				err := c.QueryRow(ctx, "SELECT coalesce(wait_event = 'PgSleep', false) FROM pg_stat_activity WHERE pid = $1", pid).Scan(&sleeping)
+				if err != nil {
+					killed <- err
+					return
+				}
+				if sleeping {
+					_, err := c.Exec(ctx, "SELECT pg_terminate_backend($1, 5000)", pid)
+					killed <- err
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			killed <- errors.New("the COMMIT never slept")
+		}()
+		_, err := tx.Exec(ctx, "INSERT INTO t (id) VALUES (1)")
+		return err
+	})
+	if kerr := <-killed; kerr != nil {
+		t.Fatal(kerr)
+	}
+	if !errors.Is(err, postgres.ErrCommitUnknown) {
+		t.Fatalf("err = %v, want ErrCommitUnknown", err)
+	}
+	if a, r := attempts.Load(), retries.Load(); a != 1 || r != 0 {
+		t.Fatalf("attempts %d, retries %d, want 1 and 0", a, r)
+	}
+	if n := count(t, c, "true"); n != 0 {
+		t.Fatalf("%d rows: the terminated COMMIT committed", n)
+	}
+}
