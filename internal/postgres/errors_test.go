@@ -93,6 +93,10 @@ func TestClassifyServerErrors(t *testing.T) {
 		{name: "invalid UTF-8", provoke: exec(`SELECT convert_from('\xff'::bytea, 'UTF8')`), code: "22021"},
 		{name: "terminated", provoke: terminated, code: "57P01", lost: true},
 		{name: "syntax", provoke: exec("SELEC 1"), code: "42601"},
+		// A class-08 code on a live connection (an ERROR, not FATAL):
+		// not a lost connection, so not run again.
+		{name: "protocol violation as ERROR", provoke: exec("DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = '08P01'; END $$"), code: "08P01"},
+		{name: "admin shutdown as ERROR", provoke: exec("DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = '57P01'; END $$"), code: "57P01"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

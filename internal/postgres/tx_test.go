@@ -471,3 +471,41 @@ func TestWriteTxCommitUnknown(t *testing.T) {
 		t.Fatalf("%d rows: the terminated COMMIT committed", n)
 	}
 }
+
+// TestWriteTxProtocolErrorNotRetried: under the simple protocol (what
+// PgBouncer in transaction mode needs) a query text with a NUL byte in it
+// is refused with 08P01 as a plain ERROR, on a connection that stays up.
+// That is no lost connection: WriteTx returns it after one attempt rather
+// than running the same failure policy.Attempts times.
+func TestWriteTxProtocolErrorNotRetried(t *testing.T) {
+	_, c := scratch(t)
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(c.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var retries, attempts atomic.Int32
+	err = postgres.WriteTx(ctx, pool, fastRetry(5, &retries), "", func(ctx context.Context, tx pgx.Tx) error {
+		attempts.Add(1)
+		_, err := tx.Exec(ctx, "SELECT $1::text", "a\x00b")
+		return err
+	})
+	if code, _, _ := postgres.Code(err); code != "08P01" {
+		t.Fatalf("err = %v, want SQLSTATE 08P01", err)
+	}
+	if errors.Is(err, sqlite.ErrBusy) || postgres.IsConnectionLost(err) {
+		t.Fatalf("err = %v classified as contention or a lost connection", err)
+	}
+	if a, r := attempts.Load(), retries.Load(); a != 1 || r != 0 {
+		t.Fatalf("attempts %d, retries %d, want 1 and 0", a, r)
+	}
+	if st := pool.Stat(); st.TotalConns() != 1 {
+		t.Fatalf("%d connections: the protocol error should leave the one connection up", st.TotalConns())
+	}
+}
