@@ -32,6 +32,13 @@ const pgWriters = 8
 // the URL (runtime parameters for every connection).
 func openPG(t *testing.T, n int, query url.Values) []*store.Store {
 	t.Helper()
+	_, stores := openPGAt(t, n, query)
+	return stores
+}
+
+// openPGAt is openPG that also returns the database's URL.
+func openPGAt(t *testing.T, n int, query url.Values) (string, []*store.Store) {
+	t.Helper()
 	dsn := pgtest.Migrated(t)
 	if query != nil {
 		u, err := url.Parse(dsn)
@@ -58,7 +65,7 @@ func openPG(t *testing.T, n int, query url.Values) []*store.Store {
 		})
 		stores[i] = s
 	}
-	return stores
+	return dsn, stores
 }
 
 // race runs fn(i) for i in [0, n) in goroutines released together, and
@@ -587,17 +594,19 @@ func TestPostgresPruneVersusAppend(t *testing.T) {
 	}
 }
 
-// TestPostgresConcurrentPrunesDeadlockRetried makes two prunes overlap, very
-// likely: two Stores prune at once, up to twenty times, until they meet.
-// Each prune holds the shared lock of its BEGIN and waits to make it
-// exclusive, so two that overlap deadlock; the server fails one (40P01)
-// and the store runs it again. Both return without error, the ten ended
-// sessions are deleted exactly once between them, and the losing Store's
-// Stats().Retries counts the retry.
+// TestPostgresConcurrentPrunesDeadlockRetried: two prunes whose BEGINs
+// both took the shared lock every write opens with (advisory lock
+// 7235102001) then both ask for its exclusive form (LockAll) and deadlock;
+// the server fails one (40P01) and the store runs it again. To make both
+// BEGINs meet for certain, another host's exclusive holder of that lock
+// (a prune of its own, here a raw transaction) holds them off until both
+// wait, then lets them in together. Both prunes return without error,
+// the ten ended sessions are deleted exactly once between them, and
+// exactly one retry is counted.
 func TestPostgresConcurrentPrunesDeadlockRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	stores := openPG(t, 2, url.Values{"deadlock_timeout": {"50ms"}})
+	dsn, stores := openPGAt(t, 2, url.Values{"deadlock_timeout": {"50ms"}})
 	for i := range 10 {
 		id := fmt.Sprintf("old%d", i)
 		mustCreate(t, stores[0], id)
@@ -605,32 +614,56 @@ func TestPostgresConcurrentPrunesDeadlockRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var deadlocked bool
-	for try := 0; try < 20 && !deadlocked; try++ {
-		counts := make([]int, 2)
-		errs := make([]error, 2)
-		before := sumRetries(stores)
+	other, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	holder, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(ctx)
+	// Hand-written: what LockAll takes (queries/postgres/engine_locks.sql).
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_xact_lock(7235102001)"); err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, 2)
+	errs := make([]error, 2)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
 		race(2, func(i int) {
 			counts[i], errs[i] = stores[i].PruneSessions(ctx, store.PruneOptions{AnyAge: true})
 		})
-		for _, err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
+	}()
+	for waiting := 0; waiting < 2; {
+		// Hand-written: the two BEGINs waiting for the shared lock.
+		if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+			AND NOT granted AND mode = 'ShareLock' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
+			t.Fatal(err)
 		}
-		if try == 0 && counts[0]+counts[1] != 10 {
-			t.Fatalf("pruned %v, want 10 in all", counts)
-		}
-		if try > 0 && counts[0]+counts[1] != 0 {
-			t.Fatalf("pruned %v again", counts)
-		}
-		deadlocked = sumRetries(stores) > before
+		time.Sleep(5 * time.Millisecond)
 	}
-	if !deadlocked {
-		t.Fatal("two prunes racing 20 times never met (no retry counted)")
+	if err := holder.Rollback(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if st := sumRetries(stores); st == 0 {
-		t.Fatal("no retry counted")
+	<-done
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if counts[0]+counts[1] != 10 {
+		t.Fatalf("pruned %v, want 10 in all", counts)
+	}
+	if n := sumRetries(stores); n != 1 {
+		t.Fatalf("%d retries counted, want 1 (the deadlock's loser)", n)
+	}
+	for _, s := range stores {
+		if st := s.Stats(); st.BusyFailures != 0 {
+			t.Fatalf("BusyFailures = %d", st.BusyFailures)
+		}
 	}
 }
 
