@@ -811,3 +811,83 @@ func TestPostgresIdleConnectionsTerminated(t *testing.T) {
 		t.Fatalf("GetMessages after the server ended the idle connections: %d, %v", len(msgs), err)
 	}
 }
+
+// TestPostgresConcurrentFirstAccountedRoute: the first call that accounts
+// usage on a session records its route (model, billing provider); later
+// ones do not. Two such calls race: A reads the session (no call counted
+// yet), then B does, before either commits. As SQLite runs them one after
+// the other, the session must end with the route of the one that
+// committed first (A) and both calls counted. The interleaving is made
+// certain by another host holding the session row (a write of its own,
+// here a raw transaction) until both wait on it, A first. What keeps it
+// right: UpdateTokenCounts's first statement, SessionUpsert, is an INSERT
+// … ON CONFLICT DO UPDATE, which locks the existing row until the
+// transaction ends, so B reads the session only after A committed (a
+// DO NOTHING there would let B read the uncounted row and overwrite A's
+// route).
+func TestPostgresConcurrentFirstAccountedRoute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn, stores := openPGAt(t, 2, nil)
+	mustCreate(t, stores[0], "one")
+	other, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	holder, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(ctx)
+	// Hand-written: hold the session row as a write of another host does.
+	if _, err := holder.Exec(ctx, "SELECT 1 FROM sessions WHERE id = 'one' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(n int) {
+		t.Helper()
+		for w := 0; w < n; {
+			// Hand-written: the backends of this database waiting on a lock.
+			if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&w); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	errs := make(chan error, 2)
+	call := func(s *store.Store, model, provider string) {
+		errs <- s.UpdateTokenCounts(ctx, "one", store.TokenUpdate{
+			InputTokens: 10, APICallCount: 1, Model: model, BillingProvider: provider,
+		})
+	}
+	go call(stores[0], "model-a", "provider-a")
+	waitFor(1)
+	go call(stores[1], "model-b", "provider-b")
+	waitFor(2)
+	if err := holder.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess, err := stores[0].GetSession(ctx, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.APICallCount != 2 || sess.InputTokens != 20 {
+		t.Fatalf("api calls %d, input tokens %d; want 2 and 20", sess.APICallCount, sess.InputTokens)
+	}
+	if deref(sess.Model) != "model-a" || deref(sess.BillingProvider) != "provider-a" {
+		t.Fatalf("route %q/%q, want model-a/provider-a (the first call to commit)", deref(sess.Model), deref(sess.BillingProvider))
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
+}
