@@ -476,9 +476,10 @@ func TestPostgresReplaceVersusAppend(t *testing.T) {
 // append either succeeded or failed with ErrSessionNotFound (only for a
 // pruned session); a surviving session holds exactly its acknowledged
 // appends; a pruned one is gone with its messages (no orphan rows), and
-// appending to it fails. Two prunes at once deadlock on the shared lock
-// every write holds (each waits to make it exclusive): the server breaks
-// it and the loser runs again, which Stats().Retries shows.
+// appending to it fails. Two prunes that overlap deadlock on the shared
+// lock every write holds (each waits to make it exclusive): the server
+// breaks it and the loser runs again (logged from Stats().Retries here;
+// TestPostgresConcurrentPrunesDeadlockRetried makes it certain).
 func TestPostgresPruneVersusAppend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
