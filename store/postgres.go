@@ -79,13 +79,31 @@ func redact(dsn string) string {
 // on SQLite does. It is rolled back (it wrote nothing).
 func pgReadTx[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
 	var zero T
-	tx, err := s.pg.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	// postgres.Begin, not BeginTx: a pooled connection the server ended
+	// while it idled fails the BEGIN, and the read takes another.
+	tx, err := postgres.Begin(ctx, s.pg, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return zero, fmt.Errorf("begin: %w", postgres.Classify(err))
+		return zero, postgres.Classify(err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	v, err := fn(ctx, backend.PostgresTx(tx))
 	return v, classify(err)
+}
+
+// pgReadOne is readOne on PostgreSQL: fn's one statement on the pool,
+// outside an explicit transaction. When the connection it took was dead
+// (the server ended it while it idled: a restart, a failover,
+// idle_session_timeout), the statement runs again on another, as many
+// times as the pool holds connections and once more: a read changes
+// nothing, so running it again is safe.
+func pgReadOne[T any](s *Store, ctx context.Context, fn func(context.Context, backend.Tx) (T, error)) (T, error) {
+	tries := int(s.pg.Config().MaxConns) + 1
+	for try := 1; ; try++ {
+		v, err := fn(ctx, backend.PostgresTx(s.pg))
+		if err == nil || try >= tries || ctx.Err() != nil || !postgres.IsConnectionLost(err) {
+			return v, classify(err)
+		}
+	}
 }
 
 // pgBeginWriteSQL opens every write transaction on PostgreSQL, in one round

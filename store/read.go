@@ -92,8 +92,7 @@ func readOne[T any](s *Store, ctx context.Context, fn func(context.Context, back
 	}
 	defer s.release()
 	if s.pg != nil {
-		v, err := fn(ctx, backend.PostgresTx(s.pg))
-		return v, classify(err)
+		return pgReadOne(s, ctx, fn)
 	}
 	v, err := fn(ctx, backend.SQLiteTx(s.r))
 	return v, sqlite.Classify(err)

@@ -54,21 +54,23 @@ func IsUnique(err error) bool {
 	return ok && code == UniqueViolation
 }
 
-// IsConnectionLost reports whether err is the server ending the session
-// under a statement (the connection failures of class 08, or the server
-// shutting down: 57P01, 57P02, 57P03), as opposed to refusing the
-// statement. A protocol violation (08P01) is a refusal: the same bytes
-// would be refused again.
+// IsConnectionLost reports whether err is the connection dying rather
+// than the server refusing a statement: an error of severity FATAL or
+// PANIC, which the server sends only as it ends the session (57P01 at a
+// shutdown or pg_terminate_backend, which is also what a pooled connection
+// ended while it idled answers its next statement with; 25P03 at
+// idle_in_transaction_session_timeout; …), or a failure pgconn calls safe
+// to retry (nothing reached the server). The SQLSTATE's class does not
+// tell: class 08 also comes as a plain ERROR on a live connection (08P01
+// for a query text holding a NUL byte under the simple protocol), which
+// running the transaction again cannot cure. The unlocalised severity is
+// a fixed word, not message text.
 func IsConnectionLost(err error) bool {
-	code, _, ok := Code(err)
-	if !ok {
-		return false
-	}
-	switch code {
-	case "08000", "08001", "08003", "08004", "08006", AdminShutdown, "57P02", "57P03":
+	if pgconn.SafeToRetry(err) {
 		return true
 	}
-	return false
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.SeverityUnlocalized == "FATAL" || pe.SeverityUnlocalized == "PANIC")
 }
 
 // Classify wraps err with the store sentinel its SQLSTATE maps to

@@ -77,12 +77,12 @@ const (
 // that leaves the protocol out of step) is lost; the server then ends the
 // transaction itself.
 func writeOnce(ctx context.Context, b Beginner, begin string, fn func(ctx context.Context, tx pgx.Tx) error) (error, outcome) {
-	tx, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, BeginQuery: begin})
+	tx, err := Begin(ctx, b, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, BeginQuery: begin})
 	if err != nil {
-		if pgconn.SafeToRetry(err) {
-			return fmt.Errorf("begin: %w", err), lost
+		if IsConnectionLost(err) {
+			return err, lost
 		}
-		return fmt.Errorf("begin: %w", err), refused
+		return err, refused
 	}
 	if err := fn(ctx, tx); err != nil {
 		closed := tx.Conn().IsClosed()
