@@ -75,10 +75,7 @@ func (s *Store) ArchiveSessions(ctx context.Context, opts PruneOptions) (_ int, 
 		return s.countCandidates(ctx, p, opts.IDs)
 	}
 	var n int
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err = s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		ids, err := s.pruneCandidates(ctx, tx, p, opts.IDs)
 		if err != nil {
 			return err

@@ -31,10 +31,7 @@ import (
 func (s *Store) DeleteSession(ctx context.Context, id, sessionsDir string) (err error) {
 	defer wrapOn(&err, "delete session", id)
 	var deleted []string
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err = s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -62,10 +59,7 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []string, sessionsDir st
 	defer wrap(&err, "delete sessions")
 	ids = unique(ids)
 	var deleted []string
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err = s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		for _, id := range ids {
 			if err := s.mustExist(ctx, tx, id); err != nil {
 				return fmt.Errorf("session %s: %w", quote(id), err)
@@ -101,10 +95,7 @@ func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessio
 	}
 	var deleted []string
 	var n int
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err = s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var existing []string
 		for _, id := range ids {
 			ok, err := s.q.SessionExists(ctx, tx, id)
@@ -138,10 +129,7 @@ func (s *Store) DeleteExistingSessions(ctx context.Context, ids []string, sessio
 func (s *Store) DeleteSessionIfEmpty(ctx context.Context, id, sessionsDir string) (_ bool, err error) {
 	defer wrapOn(&err, "delete session if empty", id)
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err = s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.mustExist(ctx, tx, id); err != nil {
 			return err
 		}
@@ -188,10 +176,7 @@ func (s *Store) DeleteEmptySessions(ctx context.Context, sessionsDir string) (_ 
 // deleted.
 func (s *Store) deleteSelected(ctx context.Context, sessionsDir string, selectIDs func(context.Context, backend.Tx) ([]string, error)) (int, error) {
 	var ids []string
-	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err := s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		if ids, err = selectIDs(ctx, tx); err != nil {
 			return err

@@ -274,16 +274,13 @@ func pragmaLines(ctx context.Context, q backend.Tx, pragma string) ([]string, er
 // meanwhile see the old index until it commits. It takes time and space
 // proportional to the messages' text. On PostgreSQL it writes every
 // message's row of messages_search again, holding every other write off
-// (backend.Locks.LockAll); the trigram route's index needs no rebuild there.
+// (writeAll); the trigram route's index needs no rebuild there.
 //
 // It returns ErrReadOnly on a read-only store, ErrBusy, ErrDiskFull or
 // ErrClosed.
 func (s *Store) RebuildSearchIndex(ctx context.Context) (err error) {
 	defer wrap(&err, "rebuild search index")
-	return s.writeAlone(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	return s.writeAllAlone(ctx, func(ctx context.Context, tx backend.Tx) error {
 		done, err := s.q.RebuildSearchIndex(ctx, tx)
 		for _, d := range done {
 			s.log.InfoContext(ctx, d)

@@ -207,10 +207,7 @@ func (s *Store) importBatch(ctx context.Context, batch []transfer.Record, pendin
 	var got ImportResult
 	var left map[string]string
 	var cut int
-	err := s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err := s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		got, left = ImportResult{}, maps.Clone(pending)
 		for _, rec := range batch {
 			if err := s.importSession(ctx, tx, rec, &got, left); err != nil {

@@ -109,9 +109,12 @@ func pgReadOne[T any](s *Store, ctx context.Context, fn func(context.Context, ba
 // pgBeginWriteSQL opens every write transaction on PostgreSQL, in one round
 // trip (the simple protocol runs both statements): READ COMMITTED, and the
 // shared form of advisory lock 7235102001, whose exclusive form
-// (backend.Locks.LockAll: prune, import, deletes of many sessions) waits
-// for every write in flight and holds off new ones.
-const pgBeginWriteSQL = "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(7235102001)"
+// (writeAll's pgBeginAllSQL: prune, import, deletes of many sessions)
+// waits for every write in flight and holds off new ones.
+const (
+	pgBeginWriteSQL = "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(7235102001)"
+	pgBeginAllSQL   = "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(7235102001)"
+)
 
 // pgWrite is write on PostgreSQL: fn in one READ COMMITTED transaction,
 // run again on a serialization failure, a deadlock or a connection lost
@@ -119,10 +122,17 @@ const pgBeginWriteSQL = "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisor
 // SQLite's busy retries. There is no group commit: PostgreSQL commits
 // concurrent transactions side by side.
 func (s *Store) pgWrite(ctx context.Context, fn writeFn) error {
+	return s.pgWriteBegin(ctx, fn, pgBeginWriteSQL)
+}
+
+// pgWriteBegin is pgWrite with its transaction opened by begin
+// (pgBeginWriteSQL, or writeAll's pgBeginAllSQL); the caller holds the
+// store open (acquire).
+func (s *Store) pgWriteBegin(ctx context.Context, fn writeFn, begin string) error {
 	if s.pgReadOnly {
 		return errOpenedReadOnly
 	}
-	err := postgres.WriteTx(ctx, s.pg, s.retry, pgBeginWriteSQL, func(ctx context.Context, tx pgx.Tx) error {
+	err := postgres.WriteTx(ctx, s.pg, s.retry, begin, func(ctx context.Context, tx pgx.Tx) error {
 		return fn(ctx, backend.PostgresTx(tx))
 	})
 	if err != nil {

@@ -286,10 +286,7 @@ func (s *Store) FinalizeOrphanedCompressionSessions(ctx context.Context) (_ int6
 	defer wrap(&err, "finalize orphaned compression sessions")
 	now := s.now()
 	var n int64
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
-		if err := s.q.LockAll(ctx, tx); err != nil {
-			return err
-		}
+	err = s.writeAll(ctx, func(ctx context.Context, tx backend.Tx) error {
 		var err error
 		n, err = s.q.SessionFinalizeOrphanedCompression(ctx, tx, db.SessionFinalizeOrphanedCompressionParams{
 			Now: now, Cutoff: now - orphanedCompressionAge.Seconds()})

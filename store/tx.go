@@ -85,6 +85,39 @@ func (s *Store) writeAlone(ctx context.Context, fn func(ctx context.Context, tx 
 	return s.writeWith(ctx, fn, true)
 }
 
+// writeAll is write for a fn that reads a set of sessions and then writes
+// it (prune, import, deletes of many sessions, archiving by filter): no
+// other write may run beside it. On SQLite every write transaction holds
+// the database's one write lock, so it is write. On PostgreSQL its
+// transaction begins with the exclusive form of the advisory lock every
+// other write begins with shared (pgBeginAllSQL), so it waits for the
+// writes in flight and holds off new ones; it takes that lock in its BEGIN,
+// never after the shared one, so that two of them never deadlock upgrading.
+func (s *Store) writeAll(ctx context.Context, fn writeFn) error {
+	if s.pg != nil {
+		return s.pgWriteAll(ctx, fn)
+	}
+	return s.write(ctx, fn)
+}
+
+// writeAllAlone is writeAll for a fn that writeAlone's reasons keep out
+// of a shared transaction on SQLite (the full-text index rebuild).
+func (s *Store) writeAllAlone(ctx context.Context, fn writeFn) error {
+	if s.pg != nil {
+		return s.pgWriteAll(ctx, fn)
+	}
+	return s.writeAlone(ctx, fn)
+}
+
+// pgWriteAll is writeAll on PostgreSQL, while the store is open.
+func (s *Store) pgWriteAll(ctx context.Context, fn writeFn) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	return s.pgWriteBegin(ctx, fn, pgBeginAllSQL)
+}
+
 // writeWith is write and writeAlone.
 func (s *Store) writeWith(ctx context.Context, fn writeFn, alone bool) error {
 	if err := s.acquire(); err != nil {

@@ -12,9 +12,6 @@ type Locks interface {
 	LockSession(ctx context.Context, tx Tx, id string) error
 	// LockTitles makes the transaction the only one allocating titles.
 	LockTitles(ctx context.Context, tx Tx) error
-	// LockAll waits for every other write transaction to end and holds
-	// off new ones until this one ends.
-	LockAll(ctx context.Context, tx Tx) error
 }
 
 // Backend is one engine's SQL-level operations: its queries and its locks.
@@ -26,7 +23,6 @@ type Backend interface {
 
 func (sqliteQueries) LockSession(context.Context, Tx, string) error { return nil }
 func (sqliteQueries) LockTitles(context.Context, Tx) error          { return nil }
-func (sqliteQueries) LockAll(context.Context, Tx) error             { return nil }
 
 func (p postgresQueries) LockSession(ctx context.Context, tx Tx, id string) error {
 	_, err := p.q.EngineLockSession(ctx, tx.PG, id)
@@ -35,8 +31,4 @@ func (p postgresQueries) LockSession(ctx context.Context, tx Tx, id string) erro
 
 func (p postgresQueries) LockTitles(ctx context.Context, tx Tx) error {
 	return p.q.EngineLockTitles(ctx, tx.PG)
-}
-
-func (p postgresQueries) LockAll(ctx context.Context, tx Tx) error {
-	return p.q.EngineLockAll(ctx, tx.PG)
 }
