@@ -21,14 +21,20 @@ type Backend interface {
 	Maintenance
 }
 
+// LockSession is a no-op: the write transaction holds the file's lock.
 func (sqliteQueries) LockSession(context.Context, Tx, string) error { return nil }
-func (sqliteQueries) LockTitles(context.Context, Tx) error          { return nil }
 
+// LockTitles is a no-op: the write transaction holds the file's lock.
+func (sqliteQueries) LockTitles(context.Context, Tx) error { return nil }
+
+// LockSession locks session id's row (EngineLockSession) until tx ends.
 func (p postgresQueries) LockSession(ctx context.Context, tx Tx, id string) error {
 	_, err := p.q.EngineLockSession(ctx, tx.PG, id)
 	return err
 }
 
+// LockTitles takes the titles' advisory lock (EngineLockTitles) until tx
+// ends.
 func (p postgresQueries) LockTitles(ctx context.Context, tx Tx) error {
 	return p.q.EngineLockTitles(ctx, tx.PG)
 }
