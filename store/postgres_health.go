@@ -36,7 +36,7 @@ func (s *Store) pgCheck(ctx context.Context) (*Health, error) {
 		if err := q.PG.QueryRow(ctx, pgServerVersionSQL).Scan(&h.ServerVersion); err != nil {
 			return nil, err
 		}
-		v, err := pgSchemaVersion(ctx, q.PG)
+		v, err := pgmigrations.ReadVersionOf(ctx, q.PG)
 		if err != nil {
 			return nil, err
 		}

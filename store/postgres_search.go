@@ -28,7 +28,7 @@ func (s *Store) pgSearch(ctx context.Context, query string, opts SearchOptions) 
 			return nil, err
 		}
 		if st.Route == fts.RouteUnicode61 {
-			if err := s.pgSnippets(ctx, q, plan, hits, long); err != nil {
+			if err := s.pgSnippets(ctx, q, query, plan, hits, long); err != nil {
 				return nil, err
 			}
 		}
@@ -48,12 +48,14 @@ func (s *Store) pgSearch(ctx context.Context, query string, opts SearchOptions) 
 // pgSnippetMaxBytes is the size of search text up to which a hit of the
 // unicode61 route gets FTS5's snippet (pgsearch.Snippet, FTS5's own
 // algorithm in Go), as on SQLite (sqlitesearch's snippetMaxBytes); a longer
-// one keeps long set and gets the store's snippet (finishHits), as there.
+// one gets the store's snippet (textSnippet), as there.
 const pgSnippetMaxBytes = 32768
 
-// pgSnippets gives the unicode61 route's hits of at most pgSnippetMaxBytes
-// of search text their FTS5 snippet, clearing their long flag.
-func (s *Store) pgSnippets(ctx context.Context, q backend.Tx, plan fts.Plan, hits []SearchResult, long []bool) error {
+// pgSnippets gives each of the unicode61 route's hits its snippet from the
+// search text read once: FTS5's for at most pgSnippetMaxBytes, the store's
+// for longer text, clearing their long flag (finishHits would read the
+// text again).
+func (s *Store) pgSnippets(ctx context.Context, q backend.Tx, query string, plan fts.Plan, hits []SearchResult, long []bool) error {
 	for i := range hits {
 		if !long[i] {
 			continue
@@ -62,12 +64,14 @@ func (s *Store) pgSnippets(ctx context.Context, q backend.Tx, plan fts.Plan, hit
 		if err != nil {
 			return err
 		}
-		if len(text) > pgSnippetMaxBytes {
-			continue
+		snippet, ok := "", false
+		if len(text) <= pgSnippetMaxBytes {
+			snippet, ok = pgsearch.Snippet(text, plan)
 		}
-		if snippet, ok := pgsearch.Snippet(text, plan); ok {
-			hits[i].Snippet, long[i] = &snippet, false
+		if !ok {
+			snippet = textSnippet(text, query)
 		}
+		hits[i].Snippet, long[i] = &snippet, false
 	}
 	return nil
 }

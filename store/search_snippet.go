@@ -30,8 +30,14 @@ func (s *Store) longSnippet(ctx context.Context, q backend.Tx, id int64, query s
 	if err != nil {
 		return nil, err
 	}
-	snippet := cutSnippet(text, firstQueryWord(text, query))
+	snippet := textSnippet(text, query)
 	return &snippet, nil
+}
+
+// textSnippet is the store's snippet of a hit's search text text for the
+// user's query.
+func textSnippet(text, query string) string {
+	return cutSnippet(text, firstQueryWord(text, query))
 }
 
 // firstQueryWord returns the byte range of the first case-insensitive

@@ -14,6 +14,7 @@ import (
 	"github.com/hermesstate/hermesstate/internal/dbpath"
 	"github.com/hermesstate/hermesstate/internal/sqlite"
 	"github.com/hermesstate/hermesstate/migrations"
+	pgmigrations "github.com/hermesstate/hermesstate/migrations/postgres"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -277,7 +278,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (_ int64, err error) {
 	}
 	defer s.release()
 	if s.pg != nil {
-		return pgSchemaVersion(ctx, s.pg)
+		return pgmigrations.ReadVersionOf(ctx, s.pg)
 	}
 	return migrations.ReadVersion(ctx, s.r)
 }

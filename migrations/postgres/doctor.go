@@ -197,7 +197,7 @@ func Check(ctx context.Context, q Querier) ([]Finding, error) {
 		out = append(out, f)
 	}
 
-	v, err := readVersionPgx(ctx, q)
+	v, err := ReadVersionOf(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -211,8 +211,10 @@ func Check(ctx context.Context, q Querier) ([]Finding, error) {
 	return append(out, f), nil
 }
 
-// readVersionPgx is readVersion through pgx.
-func readVersionPgx(ctx context.Context, q Querier) (int64, error) {
+// ReadVersionOf is ReadVersion through pgx (a *pgxpool.Pool, *pgx.Conn or
+// pgx.Tx), for callers that hold no database/sql handle: the store. It
+// returns 0 when the table is missing or empty, or the read's error.
+func ReadVersionOf(ctx context.Context, q Querier) (int64, error) {
 	var exists bool
 	if err := q.QueryRow(ctx, sqlVersionTableExists).Scan(&exists); err != nil || !exists {
 		return 0, err
