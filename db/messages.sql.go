@@ -276,7 +276,7 @@ func (q *Queries) MessageBookendStart(ctx context.Context, db DBTX, arg MessageB
 
 const messageConversation = `-- name: MessageConversation :many
 WITH RECURSIVE lineage(id, depth) AS (
-    SELECT CAST(?2 AS TEXT), 0
+    SELECT CAST(?1 AS TEXT), 0
     UNION ALL
     SELECT s.parent_session_id, l.depth + 1
     FROM lineage l JOIN sessions s ON s.id = l.id
@@ -284,17 +284,18 @@ WITH RECURSIVE lineage(id, depth) AS (
 )
 SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
     finish_reason, reasoning, reasoning_content, reasoning_details,
-    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
+    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp,
+    CAST(COALESCE((SELECT c.message_count FROM sessions c WHERE c.id = ?1), 0) AS INTEGER) AS message_count_hint
 FROM messages
 WHERE id IN (SELECT m.id FROM messages m
              WHERE m.session_id IN (SELECT id FROM lineage)
-               AND (CAST(?1 AS INTEGER) OR m.active = 1))
+               AND (CAST(?2 AS INTEGER) OR m.active = 1))
 ORDER BY id
 `
 
 type MessageConversationParams struct {
-	IncludeInactive  int64
 	SessionID        string
+	IncludeInactive  int64
 	IncludeAncestors int64
 }
 
@@ -314,6 +315,7 @@ type MessageConversationRow struct {
 	PlatformMessageID   *string
 	Observed            sqlnum.Int
 	Timestamp           sqlnum.Real
+	MessageCountHint    int64
 }
 
 // MessageConversation reads what conversation replay needs of one session
@@ -321,8 +323,11 @@ type MessageConversationRow struct {
 // sessions at most, as upstream walks them), in one global id order; the
 // live messages only unless include_inactive. The ids are collected first
 // and the rows read in id order, for the reason given at MessageList.
+// Every row also carries the session's message_count (0 without one; the
+// subquery runs once per statement), which the store makes its result
+// slice with, so a long replay does not copy its rows as it grows.
 func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageConversationParams) ([]MessageConversationRow, error) {
-	rows, err := db.QueryContext(ctx, messageConversation, arg.IncludeInactive, arg.SessionID, arg.IncludeAncestors)
+	rows, err := db.QueryContext(ctx, messageConversation, arg.SessionID, arg.IncludeInactive, arg.IncludeAncestors)
 	if err != nil {
 		return nil, err
 	}
@@ -346,6 +351,7 @@ func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageC
 			&i.PlatformMessageID,
 			&i.Observed,
 			&i.Timestamp,
+			&i.MessageCountHint,
 		); err != nil {
 			return nil, err
 		}

@@ -344,7 +344,11 @@ func seedTranscript(b *testing.B, s *Store, id string, n int) {
 				return err
 			}
 		}
-		return nil
+		// The counters the appends would have left, which reads may use
+		// to size their results.
+		_, err := s.q.SessionSetMessageCounts(ctx, tx, db.SessionSetMessageCountsParams{
+			MessageCount: int64(n), ToolCallCount: int64((n + 18) / 20), ID: id})
+		return err
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -165,8 +165,13 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		SessionID: id, IncludeAncestors: boolInt(opts.IncludeAncestors), IncludeInactive: boolInt(opts.IncludeInactive),
 	}
 	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]ConversationMessage, error) {
-		out := []ConversationMessage{}
+		var out []ConversationMessage
 		err := s.eachConversationRow(ctx, q, p, func(r *db.MessageConversationRow) error {
+			if out == nil {
+				// Every row carries the session's message count: the
+				// slice is made once at about its final size.
+				out = make([]ConversationMessage, 0, rowsCapacity(r.MessageCountHint))
+			}
 			m := conversationMessage(*r)
 			if !opts.IncludeAncestors || !isRepeatedPrompt(out, m) {
 				out = appendRow(out, m)
@@ -175,6 +180,9 @@ func (s *Store) conversation(ctx context.Context, id string, opts ConversationOp
 		})
 		if err != nil {
 			return nil, err
+		}
+		if out == nil {
+			out = []ConversationMessage{}
 		}
 		return stripReviewHarness(out), nil
 	})

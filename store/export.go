@@ -44,7 +44,7 @@ func (s *Store) ExportSession(ctx context.Context, id string) (_ *SessionExport,
 		if err != nil {
 			return nil, err
 		}
-		msgs, err := s.messagesOf(ctx, q, db.MessageListParams{SessionID: id, Limit: -1})
+		msgs, err := s.messagesOf(ctx, q, db.MessageListParams{SessionID: id, Limit: -1}, rowsCapacity(sess.MessageCount))
 		if err != nil {
 			return nil, err
 		}

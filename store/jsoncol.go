@@ -52,10 +52,12 @@ func storedJSON(col *string, invalid string) json.RawMessage {
 	if col == nil || *col == "" {
 		return nil
 	}
-	if !json.Valid([]byte(*col)) {
+	// One copy of the text serves both the check and the result.
+	b := json.RawMessage(*col)
+	if !json.Valid(b) {
 		return json.RawMessage(invalid)
 	}
-	return json.RawMessage(*col)
+	return b
 }
 
 // checkText returns ErrInvalidText naming field when s is not valid UTF-8.

@@ -269,7 +269,7 @@ func (s *Store) getMessages(ctx context.Context, id string, opts MessageOptions)
 		p.Offset = int64(opts.Offset)
 	}
 	return readOne(s, ctx, func(ctx context.Context, q backend.Tx) ([]Message, error) {
-		return s.messagesOf(ctx, q, p)
+		return s.messagesOf(ctx, q, p, 0)
 	})
 }
 

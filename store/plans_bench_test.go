@@ -267,7 +267,7 @@ func BenchmarkPlansReplay(b *testing.B) {
 	s := plansBenchStore(b)
 	stmts := sqlcStatements(b)
 	b.Run("Conversation", func(b *testing.B) {
-		compareSQL(b, s.r, oldMessageConversationSQL, stmts["MessageConversation"], 0, "long", 0)
+		compareSQL(b, s.r, oldMessageConversationSQL, stmts["MessageConversation"], "long", 0, 0)
 	})
 	b.Run("MessageList", func(b *testing.B) {
 		compareSQL(b, s.r, oldMessageListSQL, stmts["MessageList"], "long", 0, 0, -1)

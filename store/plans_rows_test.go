@@ -65,11 +65,12 @@ WHERE session_id = ?1 AND (CAST(?2 AS INTEGER) OR active = 1)
 ORDER BY id
 LIMIT ?4 OFFSET ?3`
 
-	// oldMessageConversationSQL is MessageConversation before. ?1
-	// include_inactive, ?2 session_id, ?3 include_ancestors.
+	// oldMessageConversationSQL is MessageConversation before, with the
+	// capacity-hint column and the parameter order it has since: ?1
+	// session_id, ?2 include_inactive, ?3 include_ancestors.
 	oldMessageConversationSQL = `
 WITH RECURSIVE lineage(id, depth) AS (
-    SELECT CAST(?2 AS TEXT), 0
+    SELECT CAST(?1 AS TEXT), 0
     UNION ALL
     SELECT s.parent_session_id, l.depth + 1
     FROM lineage l JOIN sessions s ON s.id = l.id
@@ -77,10 +78,11 @@ WITH RECURSIVE lineage(id, depth) AS (
 )
 SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
     finish_reason, reasoning, reasoning_content, reasoning_details,
-    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
+    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp,
+    CAST(COALESCE((SELECT c.message_count FROM sessions c WHERE c.id = ?1), 0) AS INTEGER)
 FROM messages
 WHERE session_id IN (SELECT id FROM lineage)
-  AND (CAST(?1 AS INTEGER) OR active = 1)
+  AND (CAST(?2 AS INTEGER) OR active = 1)
 ORDER BY id`
 
 	// oldExportOrderSQL is exportOrderSQL before, the same join.
@@ -310,7 +312,7 @@ func TestReplaySameRows(t *testing.T) {
 				compare("MessageList page", oldMessageListSQL, stmts["MessageList"], id, inactive, 3, 4)
 			}
 			for _, ancestors := range []int{0, 1} {
-				compare("MessageConversation", oldMessageConversationSQL, stmts["MessageConversation"], inactive, id, ancestors)
+				compare("MessageConversation", oldMessageConversationSQL, stmts["MessageConversation"], id, inactive, ancestors)
 			}
 		}
 	}

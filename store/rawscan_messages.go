@@ -24,7 +24,7 @@ func (s *Store) eachConversationRow(ctx context.Context, q backend.Tx, p db.Mess
 	// The generated method's Scan order.
 	dests := []any{&r.Role, &r.Content, &r.ToolCallID, &r.ToolCalls, &r.ToolName,
 		&r.EffectDisposition, &r.FinishReason, &r.Reasoning, &r.ReasoningContent, &r.ReasoningDetails,
-		&r.CodexReasoningItems, &r.CodexMessageItems, &r.PlatformMessageID, &r.Observed, &r.Timestamp}
+		&r.CodexReasoningItems, &r.CodexMessageItems, &r.PlatformMessageID, &r.Observed, &r.Timestamp, &r.MessageCountHint}
 	return rawQuery(ctx, rc, query, args, dests, func() error { return fn(&r) })
 }
 
@@ -65,9 +65,10 @@ func wholeMessages(ctx context.Context, q backend.Tx, gen func(backend.Tx) ([]db
 }
 
 // messagesOf is GetMessages' and ExportSession's list: s.q.MessageList's
-// rows, converted.
-func (s *Store) messagesOf(ctx context.Context, q backend.Tx, p db.MessageListParams) ([]Message, error) {
-	out := []Message{}
+// rows, converted, in a slice made for capacity rows at first (see
+// rowsCapacity).
+func (s *Store) messagesOf(ctx context.Context, q backend.Tx, p db.MessageListParams, capacity int) ([]Message, error) {
+	out := make([]Message, 0, capacity)
 	err := s.eachMessageRow(ctx, q, p, func(r *db.Message) error {
 		out = appendRow(out, messageFromDB(*r))
 		return nil
@@ -114,4 +115,20 @@ func appendRow[T any](s []T, v T) []T {
 		s = grown
 	}
 	return append(s, v)
+}
+
+// maxRowsCapacity bounds the capacity a result slice is made with from a
+// stored counter, so that a counter that bad data made huge costs no more
+// than this many rows of memory up front (the slice grows past it as
+// usual).
+const maxRowsCapacity = 1 << 16
+
+// rowsCapacity returns the capacity to make a result slice with when a
+// stored counter (a session's message_count) says how many rows to
+// expect: the counter, within 0 and maxRowsCapacity. Made at its size
+// once, the slice is never copied and cleared again as it grows (a sixth
+// of a long replay's time with appendRow alone). The counter is a hint
+// only: the rows may be more or fewer.
+func rowsCapacity(n int64) int {
+	return int(max(0, min(n, maxRowsCapacity)))
 }

@@ -270,9 +270,9 @@ func (q *Queries) MessageBookendStart(ctx context.Context, db DBTX, arg MessageB
 
 const messageConversation = `-- name: MessageConversation :many
 WITH RECURSIVE opts AS (
-    SELECT $1::bigint <> 0 AS include_inactive
+    SELECT $2::bigint <> 0 AS include_inactive
 ), lineage(id, depth) AS (
-    SELECT CAST($2 AS text) COLLATE "C", 0
+    SELECT CAST($1 AS text) COLLATE "C", 0
     UNION ALL
     SELECT s.parent_session_id, l.depth + 1
     FROM lineage l JOIN sessions s ON s.id = l.id
@@ -280,7 +280,8 @@ WITH RECURSIVE opts AS (
 )
 SELECT m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.effect_disposition,
     m.finish_reason, m.reasoning, m.reasoning_content, m.reasoning_details,
-    m.codex_reasoning_items, m.codex_message_items, m.platform_message_id, m.observed, m.timestamp
+    m.codex_reasoning_items, m.codex_message_items, m.platform_message_id, m.observed, m.timestamp,
+    COALESCE((SELECT c.message_count FROM sessions c WHERE c.id = $1), 0)::bigint AS message_count_hint
 FROM messages m, opts
 WHERE m.session_id IN (SELECT id FROM lineage)
   AND (opts.include_inactive OR m.active = 1)
@@ -288,8 +289,8 @@ ORDER BY m.id
 `
 
 type MessageConversationParams struct {
-	IncludeInactive  int64
 	SessionID        string
+	IncludeInactive  int64
 	IncludeAncestors int64
 }
 
@@ -309,6 +310,7 @@ type MessageConversationRow struct {
 	PlatformMessageID   *string
 	Observed            sqlnum.Int
 	Timestamp           sqlnum.Real
+	MessageCountHint    int64
 }
 
 // MessageConversation reads what conversation replay needs of one session
@@ -317,7 +319,7 @@ type MessageConversationRow struct {
 // include_inactive. The opts row comes first so that the parameters come in
 // the SQLite twin's order (include_inactive, session_id, include_ancestors).
 func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageConversationParams) ([]MessageConversationRow, error) {
-	rows, err := db.Query(ctx, messageConversation, arg.IncludeInactive, arg.SessionID, arg.IncludeAncestors)
+	rows, err := db.Query(ctx, messageConversation, arg.SessionID, arg.IncludeInactive, arg.IncludeAncestors)
 	if err != nil {
 		return nil, err
 	}
@@ -341,6 +343,7 @@ func (q *Queries) MessageConversation(ctx context.Context, db DBTX, arg MessageC
 			&i.PlatformMessageID,
 			&i.Observed,
 			&i.Timestamp,
+			&i.MessageCountHint,
 		); err != nil {
 			return nil, err
 		}

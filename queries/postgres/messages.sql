@@ -77,7 +77,8 @@ WITH RECURSIVE opts AS (
 )
 SELECT m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.effect_disposition,
     m.finish_reason, m.reasoning, m.reasoning_content, m.reasoning_details,
-    m.codex_reasoning_items, m.codex_message_items, m.platform_message_id, m.observed, m.timestamp
+    m.codex_reasoning_items, m.codex_message_items, m.platform_message_id, m.observed, m.timestamp,
+    COALESCE((SELECT c.message_count FROM sessions c WHERE c.id = @session_id), 0)::bigint AS message_count_hint
 FROM messages m, opts
 WHERE m.session_id IN (SELECT id FROM lineage)
   AND (opts.include_inactive OR m.active = 1)

@@ -66,6 +66,9 @@ LIMIT @limit;
 -- sessions at most, as upstream walks them), in one global id order; the
 -- live messages only unless include_inactive. The ids are collected first
 -- and the rows read in id order, for the reason given at MessageList.
+-- Every row also carries the session's message_count (0 without one; the
+-- subquery runs once per statement), which the store makes its result
+-- slice with, so a long replay does not copy its rows as it grows.
 -- name: MessageConversation :many
 WITH RECURSIVE lineage(id, depth) AS (
     SELECT CAST(@session_id AS TEXT), 0
@@ -76,7 +79,8 @@ WITH RECURSIVE lineage(id, depth) AS (
 )
 SELECT role, content, tool_call_id, tool_calls, tool_name, effect_disposition,
     finish_reason, reasoning, reasoning_content, reasoning_details,
-    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp
+    codex_reasoning_items, codex_message_items, platform_message_id, observed, timestamp,
+    CAST(COALESCE((SELECT c.message_count FROM sessions c WHERE c.id = @session_id), 0) AS INTEGER) AS message_count_hint
 FROM messages
 WHERE id IN (SELECT m.id FROM messages m
              WHERE m.session_id IN (SELECT id FROM lineage)
