@@ -52,7 +52,10 @@ func (a *appendRecorder) appendOne(ctx context.Context) error {
 //     median of the rounds' ratios (the target is at least 3);
 //   - lone/direct: the lone appender's time over the direct path's, the
 //     median of the rounds' ratios (the target is 1: a lone writer never
-//     waits for company), and lone/direct-total, the ratio of the sums;
+//     waits for company), lone/direct-total, the ratio of the sums, and
+//     lone/direct-p50, the ratio of the median latencies (the rounds'
+//     ratios also carry the periodic checkpoint, about one a round, in
+//     whichever phase its transaction falls);
 //   - the p50 and p99 latency of one append, lone, direct and among 8, and
 //     each side's appends per second.
 //
@@ -157,6 +160,7 @@ func BenchmarkConcurrentAppend(b *testing.B) {
 	b.ReportMetric(median(speedups), "x8/x1")
 	b.ReportMetric(median(loneOverDirect), "lone/direct")
 	b.ReportMetric(float64(sum(loneTimes))/float64(sum(directTimes)), "lone/direct-total")
+	b.ReportMetric(float64(percentileOf(lone.lat, 50))/float64(percentileOf(direct.lat, 50)), "lone/direct-p50")
 	b.ReportMetric(float64(rounds*appendsPerRound)/sum(loneTimes).Seconds(), "x1-appends/s")
 	b.ReportMetric(float64(rounds*appendsPerRound*appenders)/sum(groupTimes).Seconds(), "x8-appends/s")
 	b.ReportMetric(micros(percentileOf(lone.lat, 50)), "x1-p50-us")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hermesstate/hermesstate/internal/backend"
 )
@@ -54,6 +55,9 @@ type groupQueue struct {
 	// first caller found none in flight until a leader finds the queue
 	// empty after its commit.
 	leading bool
+
+	// What gather knows of the last group (groupcommit_gather.go).
+	last lastGroup
 }
 
 // pendingWrite is one caller's write on its way through the queue.
@@ -63,6 +67,9 @@ type pendingWrite struct {
 	// alone is set for a write that must have a transaction of its own
 	// (writeAlone): it never shares a group.
 	alone bool
+	// stages is set for an append (writeStaged): in a group its message
+	// is staged, not inserted (groupcommit_stage.go).
+	stages bool
 	// wake receives one signal: the write is done (done is set), or the
 	// caller was chosen to lead the next group (lead is set).
 	wake chan struct{}
@@ -89,6 +96,22 @@ var errPanicked = errors.New("write function panicked")
 // panic (recorded in m.panicked; the error is then errPanicked). It is the
 // one place where a write's fn is handed the write transaction.
 func (m *pendingWrite) call(ctx context.Context, tx *sql.Tx) (err error) {
+	return m.callWith(ctx, tx, nil)
+}
+
+// callWith is call with the group's stager, which m's fn stages its
+// message in when m stages (st may be nil: the message is inserted). A
+// failed or panicking fn leaves nothing staged.
+func (m *pendingWrite) callWith(ctx context.Context, tx *sql.Tx, st *stager) (err error) {
+	if st != nil && m.stages {
+		ctx = context.WithValue(ctx, stagerKey{}, st)
+		mark := len(st.rows)
+		defer func() {
+			if err != nil {
+				st.rows = st.rows[:mark]
+			}
+		}()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			m.panicked = &fnPanic{r}
@@ -110,8 +133,8 @@ func (m *pendingWrite) result() error {
 // groupWrite runs fn through the queue (see the comment at the top of this
 // file) and returns its outcome once it is known: after the commit that
 // holds it, or at once when its ctx ended before its fn started.
-func (s *Store) groupWrite(ctx context.Context, w *sql.DB, fn writeFn, alone bool) error {
-	m := &pendingWrite{ctx: ctx, fn: fn, alone: alone, wake: make(chan struct{}, 1)}
+func (s *Store) groupWrite(ctx context.Context, w *sql.DB, fn writeFn, mode writeMode) error {
+	m := &pendingWrite{ctx: ctx, fn: fn, alone: mode == writeOwnTx, stages: mode == writeStages, wake: make(chan struct{}, 1)}
 	q := &s.group
 	q.mu.Lock()
 	if q.leading {
@@ -179,11 +202,13 @@ func (q *groupQueue) take(leader *pendingWrite) []*pendingWrite {
 	return group
 }
 
-// handOff passes the lead to the first queued write, or ends leading when
-// none is queued.
-func (q *groupQueue) handOff() {
+// handOff records the group that ended (its size) for gather, and passes
+// the lead to the first queued write, or ends leading when none is
+// queued.
+func (q *groupQueue) handOff(size int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.last = lastGroup{size: size, ended: time.Now()}
 	if len(q.waiting) == 0 {
 		q.leading = false
 		q.waiting = nil
@@ -201,6 +226,7 @@ func (q *groupQueue) handOff() {
 // happens, even a panic outside any fn, every member gets its outcome and
 // the queue a leader.
 func (s *Store) lead(ctx context.Context, w *sql.DB, self *pendingWrite) {
+	s.group.gather(self)
 	group := s.group.take(self)
 	committed, total := 0, uint64(0)
 	func() {
@@ -211,7 +237,7 @@ func (s *Store) lead(ctx context.Context, w *sql.DB, self *pendingWrite) {
 					s.finish(self, m, errGroupAborted)
 				}
 			}
-			s.group.handOff()
+			s.group.handOff(len(group))
 			if r != nil {
 				panic(r)
 			}
@@ -219,7 +245,7 @@ func (s *Store) lead(ctx context.Context, w *sql.DB, self *pendingWrite) {
 		committed, total = s.runGroup(w, self, group)
 	}()
 	if committed > 0 {
-		s.periodic(ctx, total, committed)
+		s.periodic(ctx, total)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // in a group of several, a member whose ctx has ended gets ctx's error with
 // nothing written; a single write runs as it always did, in one transaction bound to its
 // caller's ctx (runOwn); two or more share one (groupRun). It returns how
-// many writes committed and the Writes counter after them.
+// many writes committed and countCommit's count after them.
 func (s *Store) runGroup(w *sql.DB, self *pendingWrite, group []*pendingWrite) (int, uint64) {
 	if len(group) == 1 {
 		// Exactly the direct path, errors included (an ended ctx fails
@@ -43,7 +43,7 @@ func (s *Store) runGroup(w *sql.DB, self *pendingWrite, group []*pendingWrite) (
 
 // runOwn runs m alone in one BEGIN IMMEDIATE … COMMIT with m's ctx,
 // retried while the file is locked: the direct path, what every write did
-// before group commit. It returns 1 and the Writes counter when m
+// before group commit. It returns 1 and countCommit's count when m
 // committed, else 0, 0.
 func (s *Store) runOwn(w *sql.DB, self, m *pendingWrite) (int, uint64) {
 	if err := sqlite.WriteTx(m.ctx, w, s.retry, m.call); err != nil {
@@ -64,11 +64,12 @@ func (s *Store) fail(self, m *pendingWrite, err error) {
 }
 
 // countCommit counts one committed transaction holding k writes and
-// returns the Writes counter after them. It runs before any of their
-// callers is told, so Stats after a write returned counts it.
+// returns the count of committed transactions with it, which the periodic
+// maintenance follows (see periodic). It runs before any of their callers
+// is told, so Stats after a write returned counts it.
 func (s *Store) countCommit(k int) uint64 {
-	s.stats.groups.Add(1)
-	return s.stats.writes.Add(uint64(k))
+	s.stats.writes.Add(uint64(k))
+	return s.stats.groups.Add(1)
 }
 
 // groupRun is one group of two or more writes sharing a transaction.
@@ -81,9 +82,12 @@ type groupRun struct {
 	// order.
 	live []*pendingWrite
 	// committed and total are set when a commit succeeded: how many
-	// writes it held, and the Writes counter after them.
+	// writes it held, and countCommit's count after them.
 	committed int
 	total     uint64
+	// unstaged is set once inserting the staged messages failed: the
+	// group's attempts from then on insert each message itself.
+	unstaged bool
 }
 
 // run runs the group's attempts under the store's retry policy: a busy
@@ -150,6 +154,10 @@ func (r *groupRun) attempt() (err error, restart bool) {
 	}
 	kept := make([]*pendingWrite, 0, len(r.live))
 	errs := make([]error, 0, len(r.live))
+	var st *stager
+	if !r.unstaged {
+		st = &stager{}
+	}
 	ok := 0
 	for i, m := range r.live {
 		if err := m.ctx.Err(); err != nil {
@@ -158,7 +166,15 @@ func (r *groupRun) attempt() (err error, restart bool) {
 			r.s.finish(r.self, m, err)
 			continue
 		}
-		ferr, txErr := r.runOne(tx, m)
+		if st != nil && !m.stages {
+			// A write that is not an append sees the messages staged
+			// before it, as in serial order.
+			if err, restart := r.flushStaged(tx, st); err != nil || restart {
+				r.live = append(kept, r.live[i:]...)
+				return err, restart
+			}
+		}
+		ferr, txErr := r.runOne(tx, m, st)
 		switch {
 		case txErr != nil:
 			_ = tx.Rollback()
@@ -184,6 +200,11 @@ func (r *groupRun) attempt() (err error, restart bool) {
 		}
 	}
 	r.live = kept
+	if st != nil {
+		if err, restart := r.flushStaged(tx, st); err != nil || restart {
+			return err, restart
+		}
+	}
 	if ok == 0 {
 		_ = tx.Rollback()
 	} else if err := tx.Commit(); err != nil {
@@ -211,11 +232,11 @@ func (r *groupRun) attempt() (err error, restart bool) {
 // (SQLite rolled it back, and a later statement would run outside it), and
 // the caller discards it. A busy fn is not rolled back to: the whole
 // transaction is.
-func (r *groupRun) runOne(tx *sql.Tx, m *pendingWrite) (ferr, txErr error) {
+func (r *groupRun) runOne(tx *sql.Tx, m *pendingWrite, st *stager) (ferr, txErr error) {
 	if _, err := tx.ExecContext(r.ctx, savepointSQL); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
-	ferr = m.call(m.ctx, tx)
+	ferr = m.callWith(m.ctx, tx, st)
 	switch {
 	case ferr == nil:
 		if _, err := tx.ExecContext(r.ctx, releaseSQL); err != nil {
@@ -232,4 +253,23 @@ func (r *groupRun) runOne(tx *sql.Tx, m *pendingWrite) (ferr, txErr error) {
 		return ferr, fmt.Errorf("release savepoint: %w", err)
 	}
 	return ferr, nil
+}
+
+// flushStaged inserts the messages staged so far (groupcommit_stage.go).
+// When that fails, the transaction is rolled back: a busy INSERT is
+// returned, to retry the group as any busy statement; any other failure
+// restarts the group at once with staging off, so that each append runs
+// its own INSERT and gets its own outcome (the caller puts the members
+// back in r.live).
+func (r *groupRun) flushStaged(tx *sql.Tx, st *stager) (err error, restart bool) {
+	ferr := st.flush(r.ctx, r.s, tx)
+	if ferr == nil {
+		return nil, false
+	}
+	_ = tx.Rollback()
+	if sqlite.IsBusy(ferr) {
+		return ferr, false
+	}
+	r.unstaged = true
+	return nil, true
 }

@@ -86,7 +86,7 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (_ i
 		return 0, err
 	}
 	var msgID int64
-	err = s.write(ctx, func(ctx context.Context, tx backend.Tx) error {
+	err = s.writeStaged(ctx, func(ctx context.Context, tx backend.Tx) error {
 		if err := s.q.LockSession(ctx, tx, id); err != nil {
 			return err
 		}
@@ -97,12 +97,11 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (_ i
 		if err := s.checkCounters(ctx, tx, id, messageAdds(calls)); err != nil {
 			return err
 		}
-		var err error
-		if msgID, err = s.insertMessage(ctx, tx, p); err != nil {
+		if _, err := s.q.SessionAddMessageCounts(ctx, tx, db.SessionAddMessageCountsParams{ToolCalls: int64(calls), ID: id}); err != nil {
 			return err
 		}
-		_, err = s.q.SessionAddMessageCounts(ctx, tx, db.SessionAddMessageCountsParams{ToolCalls: int64(calls), ID: id})
-		return err
+		// Last: in a group the message is staged (groupcommit_stage.go).
+		return s.stageMessage(ctx, tx, p, &msgID)
 	})
 	return msgID, err
 }

@@ -27,8 +27,8 @@ const (
 	DefaultWriteAttempts   = sqlite.DefaultAttempts    // 15 attempts per write
 	DefaultRetryMinDelay   = sqlite.DefaultMinDelay    // 20 ms
 	DefaultRetryMaxDelay   = sqlite.DefaultMaxDelay    // 150 ms
-	DefaultCheckpointEvery = 50                        // PASSIVE checkpoint every 50 writes
-	DefaultOptimizeEvery   = 1000                      // FTS optimize every 1,000 writes (_OPTIMIZE_EVERY_N_WRITES)
+	DefaultCheckpointEvery = 50                        // PASSIVE checkpoint every 50 write transactions
+	DefaultOptimizeEvery   = 1000                      // FTS optimize every 1,000 write transactions (_OPTIMIZE_EVERY_N_WRITES)
 	DefaultReadConnections = 4
 )
 
@@ -48,14 +48,17 @@ type Options struct {
 	// attempts. Zero: DefaultRetryMinDelay, DefaultRetryMaxDelay.
 	RetryMinDelay, RetryMaxDelay time.Duration
 	// CheckpointEvery runs a PASSIVE WAL checkpoint after every n-th
-	// successful write of this Store. Zero: DefaultCheckpointEvery; negative
-	// turns it off (SQLite's own autocheckpoint still runs).
+	// committed write transaction of this Store: each write alone, or a
+	// group of concurrent writes sharing one commit (see Stats.Groups).
+	// Zero: DefaultCheckpointEvery; negative turns it off (SQLite's own
+	// autocheckpoint still runs).
 	CheckpointEvery int
 	// OptimizeEvery merges the full-text indexes (Store.OptimizeFTS) after
-	// every n-th successful write of this Store, as upstream does, so that
-	// their segments never pile up into the tens of thousands that slow
-	// every search and lengthen every write. Zero: DefaultOptimizeEvery;
-	// negative turns it off.
+	// every n-th committed write transaction of this Store, as upstream
+	// does after every n-th write (each its own transaction there), so
+	// that their segments, one a transaction, never pile up into the tens
+	// of thousands that slow every search and lengthen every write. Zero:
+	// DefaultOptimizeEvery; negative turns it off.
 	OptimizeEvery int
 	// ReadConnections bounds the read-only pool. Zero:
 	// DefaultReadConnections. The pool holds one connection more, which a

@@ -26,7 +26,7 @@ import (
 var errCaptured = errors.New("statement captured, not run")
 
 // captureDBTX is a backend.Tx that records the text and arguments of the one
-// query a generated :many method runs, and runs nothing.
+// statement a generated :many or :exec method runs, and runs nothing.
 type captureDBTX struct {
 	query string
 	args  []any
@@ -37,7 +37,8 @@ func (c *captureDBTX) QueryContext(_ context.Context, query string, args ...any)
 	return nil, errCaptured
 }
 
-func (c *captureDBTX) ExecContext(context.Context, string, ...any) (sql.Result, error) {
+func (c *captureDBTX) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
+	c.query, c.args = query, args
 	return nil, errCaptured
 }
 

@@ -48,6 +48,8 @@ var sqlExceptions = []allowedUse{
 		"the refresh and comparison statements of the ftsIndexes table, string constants (the checker does not follow struct fields)"},
 	{"internal/sqlite/open.go", "writerDriver", "Exec",
 		"walSizeLimitSQL and the platform's durability pragmas from durabilityFor, string constants chosen by GOOS"},
+	{"store/groupcommit_stage.go", "stager.flush", "ExecContext",
+		"multiInsertSQL: the generated MessageInsert's own text (captured by statementOf) with its VALUES row repeated and its ?N placeholders renumbered; every value a bound argument"},
 	{"store/rawscan.go", "rawQuery", "QueryContext",
 		"the text a generated sqlc method runs, recorded from that method's own call by captureDBTX (statementOf), or columnsSQL; the arguments are bound"},
 	{"migrations/adopt.go", "adopt", "ExecContext",

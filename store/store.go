@@ -50,6 +50,10 @@ type Store struct {
 	// beforeGroupBegin, set only by tests before any write, is called
 	// before each BEGIN of a transaction shared by two or more writes.
 	beforeGroupBegin func()
+	// stageChecked is set once the file's messages table was found to
+	// have AUTOINCREMENT, which staged inserts need
+	// (groupcommit_stage.go).
+	stageChecked atomic.Bool
 
 	stats struct {
 		writes, groups, retries, busy, checkpoints, optimizes atomic.Uint64

@@ -74,15 +74,31 @@ func (s *Store) Stats() Stats {
 // It returns fn's error, an error matching ErrBusy when the attempts ran out,
 // ErrReadOnly on a read-only store, or ErrClosed.
 func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx backend.Tx) error) error {
-	return s.writeWith(ctx, fn, false)
+	return s.writeWith(ctx, fn, writeShared)
 }
+
+// writeStaged is write for an append whose fn ends by inserting its
+// message through stageMessage: in a group it is staged and inserted with
+// the group's other appends in one statement (groupcommit_stage.go).
+func (s *Store) writeStaged(ctx context.Context, fn writeFn) error {
+	return s.writeWith(ctx, fn, writeStages)
+}
+
+// writeMode is how a write may share its transaction.
+type writeMode int
+
+const (
+	writeShared writeMode = iota // with any other write (write)
+	writeOwnTx                   // with none (writeAlone)
+	writeStages                  // with any, its message staged (writeStaged)
+)
 
 // writeAlone is write for a fn that must have a transaction of its own,
 // shared with no other write: the full-text index rebuilds, which drop and
 // create tables (a schema change), take the *sql.Tx itself and may run for
 // minutes. It queues like any write.
 func (s *Store) writeAlone(ctx context.Context, fn func(ctx context.Context, tx backend.Tx) error) error {
-	return s.writeWith(ctx, fn, true)
+	return s.writeWith(ctx, fn, writeOwnTx)
 }
 
 // writeAll is write for a fn that reads a set of sessions and then writes
@@ -118,8 +134,8 @@ func (s *Store) pgWriteAll(ctx context.Context, fn writeFn) error {
 	return s.pgWriteBegin(ctx, fn, pgBeginAllSQL)
 }
 
-// writeWith is write and writeAlone.
-func (s *Store) writeWith(ctx context.Context, fn writeFn, alone bool) error {
+// writeWith is write, writeAlone and writeStaged.
+func (s *Store) writeWith(ctx context.Context, fn writeFn, mode writeMode) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
@@ -135,18 +151,23 @@ func (s *Store) writeWith(ctx context.Context, fn writeFn, alone bool) error {
 		// Tests and benchmarks only: the path before group commit.
 		m := &pendingWrite{ctx: ctx, fn: fn}
 		if k, n := s.runOwn(w, m, m); k > 0 {
-			s.periodic(ctx, n, k)
+			s.periodic(ctx, n)
 		}
 		return m.result()
 	}
-	return s.groupWrite(ctx, w, fn, alone)
+	return s.groupWrite(ctx, w, fn, mode)
 }
 
 // periodic runs the PASSIVE checkpoint and the full-text index merge when
-// the last k writes, which brought the Writes counter to n, reached a
-// multiple of CheckpointEvery or OptimizeEvery.
-func (s *Store) periodic(ctx context.Context, n uint64, k int) {
-	if due(n, k, s.opts.CheckpointEvery) {
+// the count of committed write transactions reached n, a multiple of
+// CheckpointEvery or OptimizeEvery. It counts transactions, not writes:
+// what each task keeps in check grows by transaction (the WAL by the pages
+// a commit writes, the full-text indexes by one segment a commit), and a
+// lone writer's writes are each a transaction of its own, as upstream's
+// are, so its cadence is upstream's; a group of appends sharing one commit
+// counts once.
+func (s *Store) periodic(ctx context.Context, n uint64) {
+	if due(n, 1, s.opts.CheckpointEvery) {
 		s.stats.checkpoints.Add(1)
 		if _, err := s.checkpoint(ctx, CheckpointPassive); err != nil {
 			// Upstream logs a failed periodic checkpoint as a warning
@@ -156,7 +177,7 @@ func (s *Store) periodic(ctx context.Context, n uint64, k int) {
 			s.log.WarnContext(ctx, "WAL checkpoint (PASSIVE) failed", slog.Any("error", err))
 		}
 	}
-	if due(n, k, s.opts.OptimizeEvery) {
+	if due(n, 1, s.opts.OptimizeEvery) {
 		s.stats.optimizes.Add(1)
 		if _, err := s.optimizeFTS(ctx); err != nil {
 			s.log.WarnContext(ctx, "periodic FTS optimize failed", slog.Any("error", err))
