@@ -129,19 +129,20 @@ func (s *Store) searchRanges() int {
 
 // splitPays reports whether a search of this shape gains from a split at
 // all (the match count decides afterwards). A full-text search by rank
-// without a source or role filter does not: FTS5's bm25 counts each
+// without a source or role filter pays least: FTS5's bm25 counts each
 // phrase's documents over the whole index for every cursor (its
 // xQueryPhrase walks the phrase's whole doclist), so every range pays
-// that walk again, and the rest of the single statement (rank every match,
-// sort, stop after the page) is cheap. Measured on a quiet 2-core machine
-// (BenchmarkSearchSplit, 100,000 messages, 18,000 matches): ranges2/single
-// 1.00 and 1.03, 1.5 times the CPU; with a source and role filter, whose
-// rows the join reads in rank order until the page is full, 0.65; newest
-// first 0.65; the LIKE scan 0.64 to 0.70. So such searches run whole.
+// that walk again. With SQLite's memory statistics on, whose mutex two
+// searching connections queue on at every allocation, that loses:
+// measured on a quiet 2-core machine (BenchmarkSearchSplit, 18,000
+// matches), ranges2/single 1.00 to 1.07. With them off
+// (sqlite.AllocationsUnshared, the store's default) it gains: 0.70 to
+// 0.78, at 1.24 to 1.32 times the CPU; filtered, newest first and the LIKE
+// scan gain either way (0.64 to 0.70 with the statistics on).
 func splitPays(opts SearchOptions, st sqlitesearch.Statement) bool {
 	keys, _ := st.RangeKeys()
 	filtered := opts.Sources != nil || len(opts.ExcludeSources) > 0 || len(opts.Roles) > 0
-	return keys != sqlitesearch.KeysRank || filtered
+	return keys != sqlitesearch.KeysRank || filtered || sqlite.AllocationsUnshared()
 }
 
 // search runs st, the statement of query with opts. force 0 decides
