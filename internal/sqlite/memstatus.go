@@ -14,23 +14,28 @@ package sqlite
 //
 // The functions are mattn/go-sqlite3's copy of SQLite, linked into the same
 // binary. cgo links each package's C code alone once, to learn what it
-// imports, where that copy is not present: the linker flags let that link
-// leave the two names unresolved (the final link resolves them).
+// imports, where that copy is not present; declared weak, the two names may
+// stay unresolved there, and the final link resolves them to that copy
+// (without it they would be NULL: -1 below, and the test fails).
 
 /*
-#cgo linux LDFLAGS: -Wl,--unresolved-symbols=ignore-in-object-files
-#cgo darwin LDFLAGS: -Wl,-undefined,dynamic_lookup
-int sqlite3_config(int, ...);
-long long sqlite3_memory_used(void);
+int sqlite3_config(int, ...) __attribute__((weak));
+long long sqlite3_memory_used(void) __attribute__((weak));
 
-// SQLITE_CONFIG_MEMSTATUS, sqlite3.h.
-static int hermesstate_memstatus_off(void) { return sqlite3_config(9, 0); }
+// SQLITE_CONFIG_MEMSTATUS is 9 in sqlite3.h.
+static int hermesstate_memstatus_off(void) {
+	return sqlite3_config ? sqlite3_config(9, 0) : -1;
+}
+
+static long long hermesstate_memory_used(void) {
+	return sqlite3_memory_used ? sqlite3_memory_used() : -1;
+}
 */
 import "C"
 
 // memstatusRC is what sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) returned
 // at init: 0 (SQLITE_OK), or 21 (SQLITE_MISUSE) when SQLite was already
-// initialised.
+// initialised (-1: the function is not in the binary).
 var memstatusRC = int(C.hermesstate_memstatus_off())
 
 // AllocationsUnshared reports whether SQLite's memory statistics are off
@@ -41,4 +46,4 @@ func AllocationsUnshared() bool { return memstatusRC == 0 }
 
 // memoryUsed returns sqlite3_memory_used(): 0 while memory statistics are
 // off.
-func memoryUsed() int64 { return int64(C.sqlite3_memory_used()) }
+func memoryUsed() int64 { return int64(C.hermesstate_memory_used()) }
