@@ -92,16 +92,18 @@ type fnPanic struct{ value any }
 // the caller gets the panic, not this error.
 var errPanicked = errors.New("write function panicked")
 
-// call runs m's fn on the write transaction tx with ctx, recovering a
-// panic (recorded in m.panicked; the error is then errPanicked). It is the
-// one place where a write's fn is handed the write transaction.
+// call runs m's fn on the write transaction tx with ctx: callWith without
+// a stager.
 func (m *pendingWrite) call(ctx context.Context, tx *sql.Tx) (err error) {
 	return m.callWith(ctx, tx, nil)
 }
 
-// callWith is call with the group's stager, which m's fn stages its
-// message in when m stages (st may be nil: the message is inserted). A
-// failed or panicking fn leaves nothing staged.
+// callWith runs m's fn on the write transaction tx with ctx, recovering a
+// panic (recorded in m.panicked; the error is then errPanicked), with the
+// group's stager st, which m's fn stages its message in when m stages (st
+// may be nil: the message is inserted). A failed or panicking fn leaves
+// nothing staged. It is the one place where a write's fn is handed the
+// write transaction.
 func (m *pendingWrite) callWith(ctx context.Context, tx *sql.Tx, st *stager) (err error) {
 	if st != nil && m.stages {
 		ctx = context.WithValue(ctx, stagerKey{}, st)

@@ -155,7 +155,7 @@ func (r *groupRun) attempt() (err error, restart bool) {
 	kept := make([]*pendingWrite, 0, len(r.live))
 	errs := make([]error, 0, len(r.live))
 	var st *stager
-	if !r.unstaged {
+	if !r.unstaged && !r.s.stageRefused.Load() {
 		st = &stager{}
 	}
 	ok := 0

@@ -139,6 +139,7 @@ func multiInsertSQL(s *Store, tx *sql.Tx, k int) (string, error) {
 			return "", err
 		}
 		if n != 1 {
+			s.stageRefused.Store(true) // later groups do not stage
 			return "", errNotAutoincrement
 		}
 		s.stageChecked.Store(true)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -220,4 +221,62 @@ func TestMultiInsertSQL(t *testing.T) {
 	if strings.Contains(three, "?52") || !strings.Contains(one, "?17, 1, 0") || strings.Contains(one, "?18") {
 		t.Errorf("parameters past the rows:\n%s\n%s", one, three)
 	}
+}
+
+// TestGroupCommitNoAutoincrement: on a file whose messages table has no
+// AUTOINCREMENT (its declaration rewritten in sqlite_master), the
+// multi-row INSERT's ids are not relied on: the first group finds out and
+// runs unstaged, later groups do not stage, and every append gets its own
+// id, in order.
+func TestGroupCommitNoAutoincrement(t *testing.T) {
+	t.Parallel()
+	s, path := openStore(t, &Options{CheckpointEvery: -1, OptimizeEvery: -1})
+	mustCreate(t, s, NewSession{ID: "a", Source: "cli"})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Why hand-written: a test-only schema rewrite (the table's b-tree is
+	// the same; AUTOINCREMENT only decides how new ids are chosen).
+	for _, stmt := range []string{
+		"PRAGMA writable_schema = ON",
+		"UPDATE sqlite_master SET sql = replace(sql, 'AUTOINCREMENT', '') WHERE type = 'table' AND name = 'messages'",
+		"PRAGMA writable_schema = OFF",
+	} {
+		if _, err := raw.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	s = openAt(t, path, &Options{CheckpointEvery: -1, OptimizeEvery: -1})
+	for round := range 2 {
+		release := holdWriter(t, s)
+		ids := make([]int64, 4)
+		var calls []func() error
+		for i := range 4 {
+			label := fmt.Sprintf("round %d message %d", round, i)
+			calls = append(calls, func() (err error) {
+				ids[i], err = s.AppendMessage(context.Background(), "a", NewMessage{Role: "user", Content: &label})
+				return err
+			})
+		}
+		out := queueCalls(t, s, calls...)
+		release()
+		for i, o := range collect(out) {
+			if o.err != nil || o.panicked != nil {
+				t.Fatalf("round %d append %d: %v %v", round, i, o.err, o.panicked)
+			}
+		}
+		if !s.stageRefused.Load() {
+			t.Fatalf("round %d: staging not refused on a table without AUTOINCREMENT", round)
+		}
+		got := dbtest.Values[int64](t, s.r, "SELECT id FROM messages WHERE content LIKE ? ORDER BY id", fmt.Sprintf("round %d %%", round))
+		if !slices.Equal(got, ids) {
+			t.Errorf("round %d: ids %v, AppendMessage returned %v", round, got, ids)
+		}
+	}
+	checkHealthy(t, s)
 }

@@ -51,9 +51,9 @@ type Store struct {
 	// before each BEGIN of a transaction shared by two or more writes.
 	beforeGroupBegin func()
 	// stageChecked is set once the file's messages table was found to
-	// have AUTOINCREMENT, which staged inserts need
-	// (groupcommit_stage.go).
-	stageChecked atomic.Bool
+	// have AUTOINCREMENT, which staged inserts need, and stageRefused once
+	// it was found without (groupcommit_stage.go).
+	stageChecked, stageRefused atomic.Bool
 
 	stats struct {
 		writes, groups, retries, busy, checkpoints, optimizes atomic.Uint64
