@@ -16,6 +16,9 @@ UPDATE sessions SET
     message_count = message_count + 1,
     tool_call_count = tool_call_count + CAST(?1 AS INTEGER)
 WHERE id = ?2
+  AND NOT (typeof(message_count) = 'integer' AND message_count = 9223372036854775807)
+  AND NOT (typeof(tool_call_count) = 'integer'
+           AND tool_call_count > 9223372036854775807 - CAST(?1 AS INTEGER))
 `
 
 type SessionAddMessageCountsParams struct {
@@ -23,8 +26,14 @@ type SessionAddMessageCountsParams struct {
 	ID        string
 }
 
-// SessionAddMessageCounts counts one appended message and its tool calls.
-// (A NULL counter in a legacy row stays NULL, as in the original.)
+// SessionAddMessageCounts counts one appended message and its tool calls
+// (tool_calls >= 0). (A NULL counter in a legacy row stays NULL, as in the
+// original.) It updates nothing when a sum would pass the int64 range,
+// where SQLite would store it as a REAL: an INTEGER counter already at its
+// limit (NULL, REAL and text counters are added to as before). So an
+// append needs no read of the counters first: no row updated means a
+// missing session or an overflow, which the store then tells apart by
+// reading them (checkCounters).
 func (q *Queries) SessionAddMessageCounts(ctx context.Context, db DBTX, arg SessionAddMessageCountsParams) (int64, error) {
 	result, err := db.ExecContext(ctx, sessionAddMessageCounts, arg.ToolCalls, arg.ID)
 	if err != nil {

@@ -94,11 +94,17 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m NewMessage) (_ i
 		if m.Timestamp != nil {
 			p.Timestamp = sqlnum.RealOf(float64(*m.Timestamp))
 		}
-		if err := s.checkCounters(ctx, tx, id, messageAdds(calls)); err != nil {
+		n, err := s.q.SessionAddMessageCounts(ctx, tx, db.SessionAddMessageCountsParams{ToolCalls: int64(calls), ID: id})
+		if err != nil {
 			return err
 		}
-		if _, err := s.q.SessionAddMessageCounts(ctx, tx, db.SessionAddMessageCountsParams{ToolCalls: int64(calls), ID: id}); err != nil {
-			return err
+		if n == 0 {
+			// No session, or a counter at the int64 limit (the UPDATE
+			// refuses the sum): the counters' read tells which.
+			if err := s.checkCounters(ctx, tx, id, messageAdds(calls)); err != nil {
+				return err
+			}
+			return fmt.Errorf("counters of %q: not updated", id)
 		}
 		// Last: in a group the message is staged (groupcommit_stage.go).
 		return s.stageMessage(ctx, tx, p, &msgID)

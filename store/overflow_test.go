@@ -97,3 +97,34 @@ func TestCounterOverflowRefused(t *testing.T) {
 		t.Errorf("created session (source, input_tokens) = %v, want [[unknown 1]]", got)
 	}
 }
+
+// TestAppendCountsOddCounters: the append's UPDATE refuses only an INTEGER
+// counter's sum past the int64 range. A NULL, REAL or text counter (bad
+// data a legacy or foreign writer left) is added to as SQLite adds: NULL
+// stays NULL, text counts as its number, a REAL stays a REAL, even above
+// the int64 range.
+func TestAppendCountsOddCounters(t *testing.T) {
+	ctx := t.Context()
+	s, _ := openStore(t, nil)
+	for value, want := range map[string]string{
+		"NULL":                 "null ",
+		"'7'":                  "integer 8",
+		"2.5":                  "real 3.5",
+		"9.3e18":               "real 9.3e+18",
+		"9223372036854775806":  "integer 9223372036854775807",
+		"-9223372036854775808": "integer -9223372036854775807",
+	} {
+		id := "s" + value
+		mustCreate(t, s, NewSession{ID: id, Source: "cli"})
+		execSQL(t, s, "UPDATE sessions SET message_count = "+value+" WHERE id = ?", id)
+		if _, err := s.AppendMessage(ctx, id, NewMessage{Role: "user", Content: new("x")}); err != nil {
+			t.Errorf("message_count %s: %v", value, err)
+			continue
+		}
+		// Why hand-written: the stored type and text of the counter.
+		got := dbtest.Value[string](t, s.r, "SELECT typeof(message_count) || ' ' || COALESCE(CAST(message_count AS TEXT), '') FROM sessions WHERE id = ?", id)
+		if got != want {
+			t.Errorf("message_count %s after one append: %s, want %s", value, got, want)
+		}
+	}
+}

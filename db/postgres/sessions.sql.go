@@ -16,6 +16,8 @@ UPDATE sessions SET
     message_count = message_count + 1,
     tool_call_count = tool_call_count + $1::bigint
 WHERE id = $2
+  AND (message_count IS NULL OR message_count < 9223372036854775807)
+  AND (tool_call_count IS NULL OR tool_call_count <= 9223372036854775807 - $1::bigint)
 `
 
 type SessionAddMessageCountsParams struct {
@@ -23,9 +25,11 @@ type SessionAddMessageCountsParams struct {
 	ID        string
 }
 
-// SessionAddMessageCounts counts one appended message and its tool calls.
-// (A NULL counter in a legacy row stays NULL, as in the original.)
-// PostgreSQL: CAST(x AS INTEGER) is ::bigint.
+// SessionAddMessageCounts counts one appended message and its tool calls
+// (tool_calls >= 0). (A NULL counter in a legacy row stays NULL, as in the
+// original.) It updates nothing when a sum would pass the int64 range (a
+// counter already at its limit), as the SQLite twin.
+// PostgreSQL: CAST(x AS INTEGER) is ::bigint; every counter is a bigint.
 func (q *Queries) SessionAddMessageCounts(ctx context.Context, db DBTX, arg SessionAddMessageCountsParams) (int64, error) {
 	result, err := db.Exec(ctx, sessionAddMessageCounts, arg.ToolCalls, arg.ID)
 	if err != nil {

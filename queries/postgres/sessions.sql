@@ -192,14 +192,18 @@ WHERE id = @id;
 UPDATE sessions SET model_config = @model_config, model = COALESCE(sqlc.narg(model), model)
 WHERE id = @id;
 
--- SessionAddMessageCounts counts one appended message and its tool calls.
--- (A NULL counter in a legacy row stays NULL, as in the original.)
--- PostgreSQL: CAST(x AS INTEGER) is ::bigint.
+-- SessionAddMessageCounts counts one appended message and its tool calls
+-- (tool_calls >= 0). (A NULL counter in a legacy row stays NULL, as in the
+-- original.) It updates nothing when a sum would pass the int64 range (a
+-- counter already at its limit), as the SQLite twin.
+-- PostgreSQL: CAST(x AS INTEGER) is ::bigint; every counter is a bigint.
 -- name: SessionAddMessageCounts :execrows
 UPDATE sessions SET
     message_count = message_count + 1,
     tool_call_count = tool_call_count + @tool_calls::bigint
-WHERE id = @id;
+WHERE id = @id
+  AND (message_count IS NULL OR message_count < 9223372036854775807)
+  AND (tool_call_count IS NULL OR tool_call_count <= 9223372036854775807 - @tool_calls::bigint);
 
 -- SessionSetMessageCounts sets both counters after a transcript is replaced
 -- or cleared.
