@@ -37,6 +37,20 @@ func noAutomerge(t *testing.T, s *Store) {
 	}
 }
 
+// appendCallsRecording returns one call per label: AppendMessage of a
+// user message with content labels[i] to sessions[i], its id stored in
+// ids[i].
+func appendCallsRecording(s *Store, ids []int64, sessions, labels []string) []func() error {
+	calls := make([]func() error, len(labels))
+	for i, label := range labels {
+		calls[i] = func() (err error) {
+			ids[i], err = s.AppendMessage(context.Background(), sessions[i], NewMessage{Role: "user", Content: &label})
+			return err
+		}
+	}
+	return calls
+}
+
 // TestGroupCommitStagesAppends queues eight appends behind a held write,
 // so they share one transaction: their messages go in with one INSERT (one
 // new segment in the full-text index, where eight INSERTs write eight), in
@@ -51,18 +65,13 @@ func TestGroupCommitStagesAppends(t *testing.T) {
 	before, segments := s.Stats(), ftsSegmentRows(t, s)
 
 	release := holdWriter(t, s)
-	ids := make([]int64, 8)
-	var calls []func() error
-	var want []string
+	var sessions, want []string
 	for i := range 8 {
-		session, label := []string{"a", "b"}[i%2], fmt.Sprintf("staged message %d zebra%d", i, i)
-		want = append(want, label)
-		calls = append(calls, func() (err error) {
-			ids[i], err = s.AppendMessage(context.Background(), session, NewMessage{Role: "user", Content: &label})
-			return err
-		})
+		sessions = append(sessions, []string{"a", "b"}[i%2])
+		want = append(want, fmt.Sprintf("staged message %d zebra%d", i, i))
 	}
-	out := queueCalls(t, s, calls...)
+	ids := make([]int64, len(want))
+	out := queueCalls(t, s, appendCallsRecording(s, ids, sessions, want)...)
 	release()
 	for i, o := range collect(out) {
 		if o.err != nil || o.panicked != nil {
@@ -129,14 +138,7 @@ func TestGroupCommitStagedInsertFails(t *testing.T) {
 	release := holdWriter(t, s)
 	labels := []string{"one", "two", "poison", "four", "five"}
 	ids := make([]int64, len(labels))
-	var calls []func() error
-	for i, label := range labels {
-		calls = append(calls, func() (err error) {
-			ids[i], err = s.AppendMessage(context.Background(), "a", NewMessage{Role: "user", Content: &label})
-			return err
-		})
-	}
-	out := queueCalls(t, s, calls...)
+	out := queueCalls(t, s, appendCallsRecording(s, ids, slices.Repeat([]string{"a"}, len(labels)), labels)...)
 	release()
 	for i, o := range collect(out) {
 		switch {
@@ -254,16 +256,12 @@ func TestGroupCommitNoAutoincrement(t *testing.T) {
 	s = openAt(t, path, &Options{CheckpointEvery: -1, OptimizeEvery: -1})
 	for round := range 2 {
 		release := holdWriter(t, s)
-		ids := make([]int64, 4)
-		var calls []func() error
+		var labels []string
 		for i := range 4 {
-			label := fmt.Sprintf("round %d message %d", round, i)
-			calls = append(calls, func() (err error) {
-				ids[i], err = s.AppendMessage(context.Background(), "a", NewMessage{Role: "user", Content: &label})
-				return err
-			})
+			labels = append(labels, fmt.Sprintf("round %d message %d", round, i))
 		}
-		out := queueCalls(t, s, calls...)
+		ids := make([]int64, len(labels))
+		out := queueCalls(t, s, appendCallsRecording(s, ids, slices.Repeat([]string{"a"}, len(labels)), labels)...)
 		release()
 		for i, o := range collect(out) {
 			if o.err != nil || o.panicked != nil {
