@@ -182,10 +182,11 @@ func (s *Store) SearchMessages(ctx context.Context, query string, opts SearchOpt
 // single statement there).
 var searchCrossCheck func(s *Store, ctx context.Context, query string, opts SearchOptions)
 
-// searchWhole runs st, the whole search, in the read transaction q, and
-// finishes its page (searchFinish).
-func (s *Store) searchWhole(ctx context.Context, q backend.Tx, query string, opts SearchOptions, st sqlitesearch.Statement) ([]SearchResult, error) {
-	hits, long, err := scanHits(ctx, q, st.SQL(), st.Named())
+// searchWhole runs st, the whole search, in the read transaction q (in
+// its top form when top and it has one: see wholeHits), and finishes its
+// page (searchFinish).
+func (s *Store) searchWhole(ctx context.Context, q backend.Tx, query string, opts SearchOptions, st sqlitesearch.Statement, top bool) ([]SearchResult, error) {
+	hits, long, err := s.wholeHits(ctx, q, st, top)
 	if err != nil {
 		return nil, err
 	}

@@ -493,11 +493,12 @@ func BenchmarkSearchSplit(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			q, o := bc.query, bc.opts
 			single := func() ([]SearchResult, error) { return srchSingle(ctx, s, q, o) }
+			top := func() ([]SearchResult, error) { return topSearch(s, ctx, q, o) }
 			auto := func() ([]SearchResult, error) { return s.SearchMessages(ctx, q, o) }
 			split := func(k int) func() ([]SearchResult, error) {
 				return func() ([]SearchResult, error) { return srchSplit(ctx, s, q, o, k) }
 			}
-			fns := []func() ([]SearchResult, error){single, split(1), split(2), split(4), auto}
+			fns := []func() ([]SearchResult, error){single, top, split(1), split(2), split(4), auto}
 			answers := make([][]SearchResult, len(fns))
 			for i, fn := range fns {
 				var err error
@@ -510,7 +511,7 @@ func BenchmarkSearchSplit(b *testing.B) {
 			for i, fn := range fns {
 				timed[i] = func() error { _, err := fn(); return err }
 			}
-			srchInterleaved(b, []string{"single", "ranges1", "ranges2", "ranges4", "auto"}, timed)
+			srchInterleaved(b, []string{"single", "top", "ranges1", "ranges2", "ranges4", "auto"}, timed)
 			b.ReportMetric(float64(len(answers[0])), "hits")
 		})
 	}

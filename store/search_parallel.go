@@ -27,7 +27,10 @@ import (
 // too: rowsRangeMaxHits); the store merges them in the whole statement's
 // order (search_parallel_merge.go) and reads the rest for the page alone:
 // each range its share of the page (rows, long snippets, contexts), in its
-// own transaction, all at once. Whether a search is worth it is told by a
+// own transaction, all at once. A search by rank without source or role
+// filters runs its ranges in their top form (search_top.go): each keeps its
+// best offset + limit (and a margin) matches instead of sorting them all.
+// Whether a search is worth it is told by a
 // probe run beside the single statement (probeBesideSingle), so that a
 // small search costs what it did.
 //
@@ -65,19 +68,18 @@ const rowsRangeMaxHits = 100
 //
 // Measured with BenchmarkSearchSplitThreshold and
 // BenchmarkSearchSplitLikeThreshold on the benchmark corpus (100,000
-// messages), 2 ranges against the single statement on 2 cores, which
-// other processes kept loaded (load average 6 to 9), so every ratio is
-// pessimistic (ranges2/single, two runs): 9 matches (one rare word) 1.9;
-// 73 to 1,528 matches (ANDs of two to four common words) 1.9 to 2.7;
-// 2,975 (an OR of two ANDs) 1.75 and 1.81; 17,285 (docker OR kubernetes)
-// 0.85 and 1.02; 18,061 (one common word) 0.66 and 0.74 in
-// BenchmarkSearchSplit. The matches alone do not tell the cost: every
-// range pays bm25's document counts, one walk of each phrase's whole
-// doclist, and the page's walk, so a query of few matches over common
-// words gains nothing, and the threshold sits between the last loss
-// (2,975) and the first gain (17,285). LIKE scans over the first n rowids:
+// messages), 2 ranges (their top form, search_top.go) against the single
+// statement on 2 cores (ranges2/single): 9 matches (one rare word) 1.77;
+// 73 and 294 matches (ANDs of three and four common words) 1.22 and 1.36;
+// 1,528 (two) 0.98; 2,975 (an OR of two ANDs) 0.99; 17,285 (docker OR
+// kubernetes) 0.58; 18,061 (one common word) 0.52. The matches alone do
+// not tell the cost: every range pays bm25's document counts, one walk of
+// each phrase's whole doclist, and the page's walk, so a query of few
+// matches over common words gains nothing, and the threshold sits between
+// the last loss (2,975) and the first gain (17,285). Before the top form,
+// on a machine other processes kept loaded, the gains started in the same
+// place (17,285: 0.85 and 1.02). LIKE scans over the first n rowids:
 // 10,000 rows 1.00 and 1.00, 20,000 0.94 and 1.16, 50,000 0.88 and 0.98.
-// Re-measure on a quiet machine, where the crossovers come earlier.
 const (
 	splitMinMatches = 10000
 	splitMinRows    = 50000
@@ -94,6 +96,10 @@ type searchConns struct {
 	inUse int
 
 	splits, early, retries, fallbacks atomic.Uint64
+	// topShort counts whole searches whose top form could not answer,
+	// topSplitShort split searches run unsplit for a range's top form
+	// (search_top.go).
+	topShort, topSplitShort atomic.Uint64
 }
 
 // take reserves up to want connections of a pool of capacity and returns
@@ -135,10 +141,12 @@ func (s *Store) searchRanges() int {
 // that walk again. With SQLite's memory statistics on, whose mutex two
 // searching connections queue on at every allocation, that loses:
 // measured on a quiet 2-core machine (BenchmarkSearchSplit, 18,000
-// matches), ranges2/single 1.00 to 1.07. With them off
-// (sqlite.AllocationsUnshared, the store's default) it gains: 0.70 to
-// 0.78, at 1.24 to 1.32 times the CPU; filtered, newest first and the LIKE
-// scan gain either way (0.64 to 0.70 with the statistics on).
+// matches), ranges2/single 1.00 to 1.07 before the top form. With them
+// off (sqlite.AllocationsUnshared, the store's default) it gains: 0.44 to
+// 0.50 of the original single statement with the ranges in their top form
+// (0.70 to 0.78 before it), 0.61 to 0.68 of the top form unsplit;
+// filtered, newest first and the LIKE scan gain either way (0.64 to 0.70
+// with the statistics on).
 func splitPays(opts SearchOptions, st sqlitesearch.Statement) bool {
 	keys, _ := st.RangeKeys()
 	filtered := opts.Sources != nil || len(opts.ExcludeSources) > 0 || len(opts.Roles) > 0
@@ -159,7 +167,7 @@ func (s *Store) search(ctx context.Context, query string, opts SearchOptions, st
 	}
 	if k <= 1 {
 		return readUntilDone(s, ctx, func(ctx context.Context, q backend.Tx) ([]SearchResult, error) {
-			return s.searchWhole(ctx, q, query, opts, st)
+			return s.searchWhole(ctx, q, query, opts, st, false)
 		})
 	}
 	return untilDone(ctx, func() ([]SearchResult, error) {
@@ -183,7 +191,7 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 	n := s.searchConns.take(k+1, s.opts.ReadConnections+1, least)
 	if n == 0 {
 		return inReadTx(ctx, s.r, func(q backend.Tx) ([]SearchResult, error) {
-			return s.searchWhole(ctx, q, query, opts, st)
+			return s.searchWhole(ctx, q, query, opts, st, false)
 		})
 	}
 	defer s.searchConns.put(n)
@@ -193,9 +201,11 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 		return nil, err
 	}
 	defer watcher.Close()
+	// The single statement after the probe found many matches (or a
+	// split was asked for): in its top form where it has one.
 	single := func() ([]SearchResult, error) {
 		return inReadTx(ctx, watcher, func(q backend.Tx) ([]SearchResult, error) {
-			return s.searchWhole(ctx, q, query, opts, st)
+			return s.searchWhole(ctx, q, query, opts, st, true)
 		})
 	}
 	if st.ProbeSQL() != "" && !forced {
@@ -240,6 +250,9 @@ func (s *Store) searchSplit(ctx context.Context, query string, opts SearchOption
 	}()
 	s.searchConns.splits.Add(1)
 	hits, err := s.searchRangesIn(ctx, txs, query, opts, st, lo, hi)
+	if errors.Is(err, errTopShort) {
+		s.searchConns.topSplitShort.Add(1)
+	}
 	if err != nil && ctx.Err() == nil {
 		// A failing search (a damaged index) fails as the single statement
 		// does, with its error.
@@ -299,7 +312,7 @@ func (s *Store) probeBesideSingle(ctx context.Context, watcher *sql.Conn, query 
 	single := make(chan answer, 1)
 	go func() {
 		hits, err := inReadTx(sctx, s.r, func(q backend.Tx) ([]SearchResult, error) {
-			return s.searchWhole(sctx, q, query, opts, st)
+			return s.searchWhole(sctx, q, query, opts, st, false)
 		})
 		single <- answer{hits, err}
 	}()
@@ -356,7 +369,14 @@ func (s *Store) searchRangesIn(ctx context.Context, txs []*sql.Tx, query string,
 		if rows {
 			found[i], err = scanRowsRange(ctx, txs[i], st.RowsRangeSQL(), args)
 		} else {
-			found[i], err = scanRange(ctx, txs[i], st.RangeSQL(), args, keys)
+			found[i], err = scanRange(ctx, backend.SQLiteTx(txs[i]), st.RangeSQL(), args, keys)
+		}
+		if err != nil || !st.Top() {
+			return err
+		}
+		exact, err := topExact(ctx, backend.SQLiteTx(txs[i]), st, bounds[i][0], bounds[i][1], len(found[i]), perRange, perRange)
+		if err == nil && !exact {
+			err = errTopShort
 		}
 		return err
 	})

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermesstate/hermesstate/internal/backend"
 	"github.com/hermesstate/hermesstate/internal/sqlitesearch"
 )
 
@@ -41,8 +42,9 @@ func scanRowsRange(ctx context.Context, tx *sql.Tx, stmt string, args []any) ([]
 	return out, rows.Err()
 }
 
-// scanRange runs one range statement in tx and reads its hits.
-func scanRange(ctx context.Context, tx *sql.Tx, stmt string, args []any, keys sqlitesearch.RangeKey) ([]rangeHit, error) {
+// scanRange runs one range statement (or a top statement) in tx and
+// reads its hits.
+func scanRange(ctx context.Context, tx backend.Tx, stmt string, args []any, keys sqlitesearch.RangeKey) ([]rangeHit, error) {
 	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err

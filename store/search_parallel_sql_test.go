@@ -16,13 +16,15 @@ import (
 // the page statement reads each hit by its id, and on the full-text routes
 // walks the MATCH once over the page's rowids (INDEX 0:M1><, not one MATCH
 // per id, 0:=M1), without ranking; the probe walks the index without
-// ranking.
+// ranking. A top range (search_top.go) takes the rank as a column of the
+// range's matches (INDEX 0:M1><: the bounds, not the order) into its
+// candidates, and has no rows form (the page statement reads its hits).
 func TestSplitSearchPlans(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, nil)
 	statements := sqlitesearch.AllRanged()
-	if len(statements) != 12 {
-		t.Fatalf("%d split statements, want 12 (4 kinds, 3 orders)", len(statements))
+	if len(statements) != 14 {
+		t.Fatalf("%d split statements, want 14 (4 kinds, 3 orders, and the 2 top forms)", len(statements))
 	}
 	for _, st := range statements {
 		name := st.Name()
@@ -41,7 +43,11 @@ func TestSplitSearchPlans(t *testing.T) {
 			}
 		default:
 			want := "SCAN " + index + " VIRTUAL TABLE INDEX 0:M1><"
-			if keys, _ := st.RangeKeys(); keys == sqlitesearch.KeysRank {
+			if st.Top() {
+				if st.RowsRangeSQL() != "" || !has(ranged, "MATERIALIZE top") {
+					t.Errorf("%s top range plan %q, or a rows range statement", name, ranged)
+				}
+			} else if keys, _ := st.RangeKeys(); keys == sqlitesearch.KeysRank {
 				want = "SCAN " + index + " VIRTUAL TABLE INDEX 32:M1><"
 				rows := explainPlan(t, s.r, st.RowsRangeSQL(), st.RangeNamed(1, 5, 20), false)
 				if has(ranged, "TEMP B-TREE") || has(rows, "TEMP B-TREE") || !slices.Contains(rows, want) {

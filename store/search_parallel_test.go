@@ -110,41 +110,23 @@ func (c *rangesCheck) check(s *Store, ctx context.Context, query string, opts Se
 // rows, order, snippets, contexts and errors.
 func TestSearchRangesAgree(t *testing.T) {
 	c := &rangesCheck{queries: map[string]bool{}}
-	searchCrossCheck = c.check
-	defer func() { searchCrossCheck = nil }()
-	t.Run("Tests", func(t *testing.T) {
-		for name, fn := range map[string]func(*testing.T){
-			"TestSearchCorpus":                TestSearchCorpus,
-			"TestFTS5Search":                  TestFTS5Search,
-			"TestCJKSearchFallback":           TestCJKSearchFallback,
-			"TestExcludeSourcesSearch":        TestExcludeSourcesSearch,
-			"TestFTS5ToolCallIndexing":        TestFTS5ToolCallIndexing,
-			"TestFTS5ToolCallMigrationSearch": TestFTS5ToolCallMigrationSearch,
-			"TestCJKShortTokenOr":             TestCJKShortTokenOr,
-			"TestSearchResultShape":           TestSearchResultShape,
-			"TestSearchNeverFailsSilently":    TestSearchNeverFailsSilently,
-			"TestSearchErrorsAreReturned":     TestSearchErrorsAreReturned,
-			"TestSearchActiveAndOrder":        TestSearchActiveAndOrder,
-			"TestSearchSortedSnippets":        TestSearchSortedSnippets,
-			"TestSearchContextSkipsRewound":   TestSearchContextSkipsRewound,
-			"TestSearchMultimodalContext":     TestSearchMultimodalContext,
-			"TestSearchColonQuery":            TestSearchColonQuery,
-			"TestSearchQueryCap":              TestSearchQueryCap,
-			"TestSearchReadOnly":              TestSearchReadOnly,
-			"TestUpstreamAnswersForSearch":    TestUpstreamAnswersForSearch,
-		} {
-			t.Run(name, fn)
-		}
-	})
+	runCrossChecked(t, c.check)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, m := range c.mismatch {
+	crossChecked(t, c.mismatch, len(c.queries), c.split, fmt.Sprintf("%d split searches compared (%d with hits, %d errors)", c.searches, c.split, c.withError))
+}
+
+// crossChecked reports a cross-check's mismatches and what it compared,
+// and fails a cross-check that saw little (fewer than 100 queries, or
+// than 1,000 searches with hits): it compared nothing.
+func crossChecked(t *testing.T, mismatch []string, queries, withHits int, compared string) {
+	t.Helper()
+	for _, m := range mismatch {
 		t.Error(m)
 	}
-	t.Logf("%d queries, %d split searches compared (%d with hits, %d errors)", len(c.queries), c.searches, c.split, c.withError)
-	// A cross-check that saw little compared nothing.
-	if len(c.queries) < 100 || c.split < 1000 {
-		t.Errorf("cross-checked %d queries, %d split searches with hits; the hook missed the tests' searches", len(c.queries), c.split)
+	t.Logf("%d queries, %s", queries, compared)
+	if queries < 100 || withHits < 1000 {
+		t.Errorf("cross-checked %d queries, %d searches with hits; the hook missed the tests' searches", queries, withHits)
 	}
 }
 
@@ -499,7 +481,8 @@ func TestSearchSplitCancelled(t *testing.T) {
 
 // TestSearchSplitDamagedIndex: a split search of a damaged index fails
 // exactly as the single statement does (ErrCorrupt, its message): the
-// probe's and the ranges' own failures hand over to the single statement.
+// probe's and the ranges' own failures hand over to the single statement,
+// and so does the whole search's top form (search_top.go).
 func TestSearchSplitDamagedIndex(t *testing.T) {
 	t.Parallel()
 	s, path := healthFixture(t, nil)
@@ -517,6 +500,9 @@ func TestSearchSplitDamagedIndex(t *testing.T) {
 		if !errors.Is(err, ErrCorrupt) || err.Error() != want.Error() {
 			t.Errorf("%d ranges: %v, want %v", k, err, want)
 		}
+	}
+	if _, err := topSearch(s, ctx, "hello", SearchOptions{}); !errors.Is(err, ErrCorrupt) || err.Error() != want.Error() {
+		t.Errorf("top form: %v, want %v", err, want)
 	}
 }
 
@@ -581,4 +567,35 @@ func TestSearchSplitDecides(t *testing.T) {
 	if n := off.searchConns.splits.Load(); n != 0 {
 		t.Errorf("SearchParallelism 1: %d split searches", n)
 	}
+}
+
+// runCrossChecked runs the search tests with check as the cross-check
+// hook (searchCrossCheck), which sees every search they make.
+func runCrossChecked(t *testing.T, check func(s *Store, ctx context.Context, query string, opts SearchOptions)) {
+	searchCrossCheck = check
+	defer func() { searchCrossCheck = nil }()
+	t.Run("Tests", func(t *testing.T) {
+		for name, fn := range map[string]func(*testing.T){
+			"TestSearchCorpus":                TestSearchCorpus,
+			"TestFTS5Search":                  TestFTS5Search,
+			"TestCJKSearchFallback":           TestCJKSearchFallback,
+			"TestExcludeSourcesSearch":        TestExcludeSourcesSearch,
+			"TestFTS5ToolCallIndexing":        TestFTS5ToolCallIndexing,
+			"TestFTS5ToolCallMigrationSearch": TestFTS5ToolCallMigrationSearch,
+			"TestCJKShortTokenOr":             TestCJKShortTokenOr,
+			"TestSearchResultShape":           TestSearchResultShape,
+			"TestSearchNeverFailsSilently":    TestSearchNeverFailsSilently,
+			"TestSearchErrorsAreReturned":     TestSearchErrorsAreReturned,
+			"TestSearchActiveAndOrder":        TestSearchActiveAndOrder,
+			"TestSearchSortedSnippets":        TestSearchSortedSnippets,
+			"TestSearchContextSkipsRewound":   TestSearchContextSkipsRewound,
+			"TestSearchMultimodalContext":     TestSearchMultimodalContext,
+			"TestSearchColonQuery":            TestSearchColonQuery,
+			"TestSearchQueryCap":              TestSearchQueryCap,
+			"TestSearchReadOnly":              TestSearchReadOnly,
+			"TestUpstreamAnswersForSearch":    TestUpstreamAnswersForSearch,
+		} {
+			t.Run(name, fn)
+		}
+	})
 }

@@ -22,6 +22,9 @@ func handWrittenSQL(t *testing.T) map[string]string {
 	}
 	for _, st := range sqlitesearch.All() {
 		stmts["sqlitesearch "+st.Name()] = st.SQL()
+		if st.Top() { // the top statement is its top range, below
+			stmts["sqlitesearch candidates "+st.Name()] = st.CandidatesSQL()
+		}
 	}
 	// A split search's statements (search_parallel.go), each text once:
 	// the orders of one kind share the page and probe statements.
@@ -30,12 +33,15 @@ func handWrittenSQL(t *testing.T) map[string]string {
 		for part, text := range map[string]string{"range": st.RangeSQL(), "rows range": st.RowsRangeSQL(), "page": st.PageSQL(), "probe": st.ProbeSQL()} {
 			if text != "" && !seen[text] {
 				seen[text] = true
+				if st.Top() {
+					part = "top " + part
+				}
 				stmts["sqlitesearch "+part+" "+st.Name()] = text
 			}
 		}
 	}
-	if len(stmts) != 33 {
-		t.Fatalf("%d hand-written statements, want 33: %v", len(stmts), stmts)
+	if len(stmts) != 37 {
+		t.Fatalf("%d hand-written statements, want 37: %v", len(stmts), stmts)
 	}
 	return stmts
 }

@@ -30,6 +30,9 @@ import (
 // also for ORDER BY rank), so a range reads only its share of the doclists
 // and ranks only its own matches.
 //
+// A search with a top form ([Statement.Top], top.go) has its top
+// statement as its range statement, and no rows range statement.
+//
 // The store merges the ranges' hits in the whole statement's order, ties
 // included (see [Statement.RangeKeys]).
 
@@ -191,15 +194,22 @@ const (
 // the top of this file), built from constants only, or "" for the zero
 // Statement. Its parameters are the statement's own (see [Statement.Named])
 // without @offset, and @lo, @hi and @limit ([Statement.RangeNamed]).
-func (s Statement) RangeSQL() string { return rangeTexts[s.kind][s.order] }
+// A statement with a top form ([Statement.Top]) has a top range.
+func (s Statement) RangeSQL() string {
+	if s.Top() {
+		return topTexts[s.kind]
+	}
+	return rangeTexts[s.kind][s.order]
+}
 
 // RowsRangeSQL returns, for a search by rank on a full-text index, the
 // range statement that returns the whole statement's result columns
 // (those of [Statement.SQL]) followed by the rank, with the arguments of
-// [Statement.RangeNamed]; "" for any other statement. No page statement
-// follows it.
+// [Statement.RangeNamed]; "" for any other statement, and for one with a
+// top form ([Statement.Top]), whose page is read by [Statement.PageSQL].
+// No page statement follows it.
 func (s Statement) RowsRangeSQL() string {
-	if s.order != OrderRank {
+	if s.order != OrderRank || s.Top() {
 		return ""
 	}
 	return rowsRangeTexts[s.kind]
@@ -219,8 +229,12 @@ func (s Statement) RangeKeys() (keys RangeKey, desc bool) {
 }
 
 // RangeNamed returns the range statement's arguments: the statement's
-// own, the range lo..hi (inclusive) and the limit (negative: no limit).
+// own, the range lo..hi (inclusive) and the limit (negative: no limit);
+// for a top range, also the candidates for a page of limit hits.
 func (s Statement) RangeNamed(lo, hi int64, limit int64) []any {
+	if s.Top() {
+		return s.topNamed(lo, hi, limit, 0)
+	}
 	named := s.filterArgs()
 	if named == nil {
 		return nil
@@ -291,12 +305,18 @@ func (s Statement) leadArgs(anchor bool) []any {
 }
 
 // AllRanged returns one Statement of each distinct range, page and probe
-// text, as [All] does for the whole statements: every kind in every order.
+// text, as [All] does for the whole statements: every kind in every order,
+// filtered by role (an empty list, which keeps every role), and unfiltered
+// for the kinds whose search by rank has a top form ([Statement.Top]).
 func AllRanged() []Statement {
 	var out []Statement
+	roles := "[]"
 	for k := unicode61; int(k) < len(rangeTexts); k++ {
 		for _, o := range []Order{OrderRank, OrderNewest, OrderOldest} {
-			out = append(out, Statement{kind: k, order: o})
+			out = append(out, Statement{kind: k, order: o, Args: Args{Roles: &roles}})
+			if st := (Statement{kind: k, order: o}); st.Top() {
+				out = append(out, st)
+			}
 		}
 	}
 	return out

@@ -14,7 +14,9 @@ package sqlitesearch
 // its matches by time, and SQLite computes a row's result columns before
 // sorting it, so there the page's ids are found first, in a CTE that
 // carries only id and timestamp through the sort, and the snippets are
-// computed for the page alone. Unlike the original, no statement selects
+// computed for the page alone. A search by rank with many matches has a
+// faster form, which keeps only the best matches instead of sorting them
+// all (top.go). Unlike the original, no statement selects
 // m.content: a hit's context is read separately, cut to 200 characters in
 // SQL. The parameters are named, and mean the same in every statement
 // that has them (see Args):
@@ -28,6 +30,8 @@ package sqlitesearch
 //	@roles            roles to keep, JSON array; NULL keeps all
 //	@include_inactive 1 to find rewound rows (active = 0, compacted = 0) too
 //	@limit, @offset   the page
+//	@lo, @hi          a range of rowids (split searches, the top form)
+//	@n                the top form's candidates
 
 // searchFilters are upstream's filters, in its order: live rows and
 // compaction-archived ones (active = 1 OR compacted = 1) unless
